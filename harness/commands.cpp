@@ -1,0 +1,15 @@
+#include "harness/commands.hpp"
+
+#include <CLI/CLI.hpp>
+
+namespace okfbench::cli {
+
+// Defined in harness/cmd_*.cpp, one file per subcommand group.
+// (Declared here rather than in a header: nothing else calls them.)
+
+void add_all_commands(CLI::App& app, Action& action) {
+  (void)app;
+  (void)action;
+}
+
+}  // namespace okfbench::cli

@@ -1,0 +1,173 @@
+#pragma once
+// The OKF bundle model: concepts, links, the graph, layers, logs.
+//
+// Bundle::load walks a directory in sorted order and never throws for content:
+// every problem becomes a Diagnostic. The same bundle always yields the same
+// concepts, links and diagnostics in the same order.
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace okfbench::retrieval {
+
+enum class Severity { warning, error };
+
+struct Diagnostic {
+  Severity severity = Severity::warning;
+  std::string path;  // bundle-relative, '/'-separated
+  int line = 0;      // 1-based; 0 when the problem concerns the whole file
+  std::string message;  // what is wrong and what to do about it
+  bool operator==(const Diagnostic&) const = default;
+};
+
+enum class Profile { okf, repo };
+
+struct LoadOptions {
+  Profile profile = Profile::okf;
+  std::size_t max_file_bytes = 4 * 1024 * 1024;  // larger files are skipped with a diagnostic
+  std::size_t max_files = 1'000'000;              // repo guardrail
+  std::size_t max_total_bytes = 4ULL * 1024 * 1024 * 1024;  // repo guardrail
+  unsigned threads = 0;                           // 0 = hardware concurrency
+};
+
+enum class Status { stable, draft, deprecated };
+enum class TrustTier { unverified, machine_confirmed, human_reviewed };
+
+struct Source {
+  std::string id;
+  std::string resource;
+  std::string title;
+  bool operator==(const Source&) const = default;
+};
+
+struct Verification {
+  std::string by;
+  std::string at;
+  bool operator==(const Verification&) const = default;
+};
+
+struct Link {
+  std::string target;    // resolved concept id ("" when unresolved)
+  std::string raw;       // the href as written
+  std::string relation;  // "LINKS_TO" or the upper-snake heading/frontmatter relation
+  std::string text;      // link text
+  int line = 0;
+  bool resolved = false;
+  bool operator==(const Link&) const = default;
+};
+
+struct Citation {
+  std::string label;  // footnote label, source id, or citation-section line
+  std::string text;
+  bool operator==(const Citation&) const = default;
+};
+
+struct Concept {
+  std::string id;     // bundle-relative path without ".md", e.g. "metrics/active-users"
+  std::string path;   // bundle-relative file path, e.g. "metrics/active-users.md"
+  std::string layer;  // first path component, "" for concepts at the root
+  std::string type;
+  std::string title;
+  std::string description;
+  std::vector<std::string> tags;
+  Status status = Status::stable;
+  std::string stale_after;  // timestamp string as written, "" when absent
+  std::vector<Verification> verified;
+  TrustTier trust = TrustTier::unverified;
+  bool generated = false;
+  std::vector<Source> sources;
+  std::string body;  // markdown after the frontmatter
+  std::vector<Link> links;
+  std::vector<Citation> citations;
+  std::string frontmatter_yaml;  // raw frontmatter text, unknown keys included
+  std::map<std::string, std::string> extra;  // unknown top-level keys, as YAML text
+  std::size_t bytes = 0;
+
+  // Stale on or after stale_after; `now` is an ISO-8601 UTC timestamp.
+  bool is_stale(const std::string& now) const;
+};
+
+struct LogEntry {
+  std::string date;   // YYYY-MM-DD
+  std::string kind;   // e.g. "Added"
+  std::string text;
+  std::string scope;  // directory of the log.md ("" for the root log)
+  bool operator==(const LogEntry&) const = default;
+};
+
+struct IndexEntry {
+  std::string id;
+  std::string title;
+  std::string description;
+  std::string type;
+};
+
+struct LayerIndex {
+  std::string layer;
+  std::vector<std::string> subdirs;  // child directory names
+  std::vector<IndexEntry> concepts;  // concepts directly in the directory
+  std::string text;                  // the index.md body, or a synthesized listing
+  bool synthesized = false;
+};
+
+enum class Direction { out, in, both };
+
+struct Neighbor {
+  std::string id;
+  std::string relation;
+  std::string from;  // the concept the edge was reached from
+  int hops = 1;
+};
+
+class Bundle {
+ public:
+  static Bundle load(const std::filesystem::path& root, const LoadOptions& options = {});
+
+  const std::filesystem::path& root() const;
+  const std::vector<Concept>& concepts() const;  // sorted by id
+  const std::vector<Diagnostic>& diagnostics() const;
+  const Concept* find(std::string_view id) const;  // nullptr when absent; never touches disk
+  // Index of a concept in concepts(), for dense per-concept arrays.
+  std::optional<std::size_t> position(std::string_view id) const;
+
+  // Graph.
+  std::vector<Neighbor> neighbors(std::string_view id, Direction direction,
+                                  std::string_view relation = {}, int hops = 1) const;
+  std::vector<const Link*> unresolved(std::string_view id) const;
+  std::size_t link_count() const;
+  std::size_t broken_link_count() const;
+
+  // Layers, indexes and logs.
+  std::map<std::string, std::size_t> layers() const;  // top-level directory -> concept count
+  std::optional<LayerIndex> index(std::string_view layer = {}) const;
+  std::vector<LogEntry> history(std::string_view concept_id = {}) const;
+
+  // Writes a new concept (and a log entry) atomically inside the bundle and
+  // adds it to this Bundle. Returns a Diagnostic-style error message on failure.
+  struct RememberRequest {
+    std::string concept_id;
+    std::string title;
+    std::string body;
+    std::string description;
+    std::vector<std::string> links;
+    std::string type = "Note";
+    std::string date;  // YYYY-MM-DD for the log entry; today (UTC) when empty
+  };
+  std::optional<std::string> remember(const RememberRequest& request);
+
+  Bundle(Bundle&&) noexcept;
+  Bundle& operator=(Bundle&&) noexcept;
+  ~Bundle();
+
+ private:
+  Bundle();
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace okfbench::retrieval

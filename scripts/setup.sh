@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs okfbench's system dependencies with apt-get when any is missing.
+# Idempotent and quiet when everything is already there.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config ccache git
+  libyaml-cpp-dev libcmark-gfm-dev libcmark-gfm-extensions-dev nlohmann-json3-dev
+  libcurl4-openssl-dev libfmt-dev libcli11-dev libutf8proc-dev libsqlite3-dev
+  libstemmer-dev libpcre2-dev libcpp-httplib-dev libssl-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+if [[ "${OKFBENCH_SETUP_EXTRA:-}" != "" ]]; then
+  read -r -a extra <<<"$OKFBENCH_SETUP_EXTRA"
+  packages+=("${extra[@]}")
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+sudo=""
+[[ $(id -u) -ne 0 ]] && sudo="sudo"
+echo "setup: installing ${missing[*]}" >&2
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

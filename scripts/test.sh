@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Set up, configure, build (-j2) and run every test.
+#   scripts/test.sh              Release build in build/, warnings as errors under CI=true
+#   scripts/test.sh --sanitize   the same suite under address,undefined sanitizers (build-sanitize/)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+sanitize=""
+[[ "${1:-}" == "--sanitize" ]] && sanitize="address,undefined"
+
+scripts/setup.sh
+
+build=build
+args=(-DCMAKE_BUILD_TYPE=Release -DOKFBENCH_BUILD_TESTS=ON)
+if [[ -n "$sanitize" ]]; then
+  build=build-sanitize
+  args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DOKFBENCH_SANITIZE="$sanitize" -DOKFBENCH_BUILD_TESTS=ON)
+fi
+[[ "${CI:-}" == "true" ]] && args+=(-DOKFBENCH_WERROR=ON)
+
+cmake -S . -B "$build" "${args[@]}" >/dev/null
+cmake --build "$build" -j2
+export OKFBENCH_DATA="${OKFBENCH_DATA:-$(cd .. && pwd)/shared/data}"
+(cd "$build" && ctest --output-on-failure -j2)
+if [[ -x scripts/regress.sh ]]; then
+  scripts/regress.sh --verify --build "$build"
+fi
