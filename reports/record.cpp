@@ -1,0 +1,333 @@
+#include "reports/record.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "retrieval/error.hpp"
+
+namespace okfbench::reports {
+
+using nlohmann::json;
+
+namespace {
+
+// Field readers: a missing optional field keeps the default; a field of the
+// wrong type is an InputError naming the field.
+const char* type_name_of(const json& j) { return j.type_name(); }
+
+template <typename T>
+void read(const json& j, const char* key, T& out) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return;
+  try {
+    out = it->get<T>();
+  } catch (const json::exception&) {
+    throw InputError(fmt::format("field '{}' has type {}, which does not fit", key, type_name_of(*it)));
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("in '{}': {}", key, e.what()));
+  }
+}
+
+template <typename T>
+void read(const json& j, const char* key, std::optional<T>& out) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) {
+    out.reset();
+    return;
+  }
+  T value{};
+  read(j, key, value);
+  out = value;
+}
+
+template <typename T>
+void read_required(const json& j, const char* key, T& out) {
+  if (!j.contains(key) || j.at(key).is_null()) throw InputError(fmt::format("field '{}' is missing", key));
+  read(j, key, out);
+}
+
+template <typename T>
+json opt(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+void require_object(const json& j, const char* what) {
+  if (!j.is_object()) throw InputError(fmt::format("{} must be a JSON object, not {}", what, j.type_name()));
+}
+
+void check_schema(int version) {
+  if (version < 1 || version > kSchemaVersion) {
+    throw InputError(fmt::format(
+        "schema_version {} is not supported (this okfbench reads versions 1..{}); rebuild the run with this "
+        "version or use a newer okfbench",
+        version, kSchemaVersion));
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(PathKind kind) { return kind == PathKind::context ? "context" : "agent"; }
+
+PathKind path_kind_from_string(std::string_view text) {
+  if (text == "context") return PathKind::context;
+  if (text == "agent") return PathKind::agent;
+  throw InputError(fmt::format("path kind '{}' is unknown; use 'context' or 'agent'", text));
+}
+
+std::string PathConfig::label() const {
+  std::string out{to_string(kind)};
+  if (budget_tokens) out += fmt::format(" budget={}", *budget_tokens);
+  if (k) out += fmt::format(" k={}", *k);
+  if (hops) out += fmt::format(" hops={}", *hops);
+  if (!strategy.empty()) out += " strategy=" + strategy;
+  if (!surface.empty()) out += " surface=" + surface;
+  if (!tools.empty()) out += fmt::format(" tools={}", fmt::join(tools, "+"));
+  if (max_turns) out += fmt::format(" max_turns={}", *max_turns);
+  if (!model.empty()) out += " model=" + model;
+  if (!cache_model.empty()) out += " cache=" + cache_model;
+  return out;
+}
+
+void to_json(json& j, const PathConfig& v) {
+  j = json{{"kind", to_string(v.kind)},
+           {"budget_tokens", opt(v.budget_tokens)},
+           {"k", opt(v.k)},
+           {"hops", opt(v.hops)},
+           {"strategy", v.strategy},
+           {"surface", v.surface},
+           {"tools", v.tools},
+           {"max_turns", opt(v.max_turns)},
+           {"model", v.model},
+           {"cache_model", v.cache_model},
+           {"repeat", v.repeat}};
+}
+
+void from_json(const json& j, PathConfig& v) {
+  require_object(j, "config");
+  std::string kind;
+  read_required(j, "kind", kind);
+  v.kind = path_kind_from_string(kind);
+  read(j, "budget_tokens", v.budget_tokens);
+  read(j, "k", v.k);
+  read(j, "hops", v.hops);
+  read(j, "strategy", v.strategy);
+  read(j, "surface", v.surface);
+  read(j, "tools", v.tools);
+  read(j, "max_turns", v.max_turns);
+  read(j, "model", v.model);
+  read(j, "cache_model", v.cache_model);
+  read(j, "repeat", v.repeat);
+}
+
+void to_json(json& j, const ToolCallRecord& v) {
+  j = json{{"name", v.name},
+           {"arguments", v.arguments},
+           {"result_bytes", v.result_bytes},
+           {"error", v.error},
+           {"repeated", v.repeated}};
+}
+
+void from_json(const json& j, ToolCallRecord& v) {
+  require_object(j, "tool call");
+  read_required(j, "name", v.name);
+  read(j, "arguments", v.arguments);
+  read(j, "result_bytes", v.result_bytes);
+  read(j, "error", v.error);
+  read(j, "repeated", v.repeated);
+}
+
+void to_json(json& j, const TurnRecord& v) {
+  j = json{{"input_tokens", opt(v.input_tokens)},
+           {"cached_tokens", opt(v.cached_tokens)},
+           {"cache_write_tokens", opt(v.cache_write_tokens)},
+           {"output_tokens", opt(v.output_tokens)},
+           {"new_input_tokens", opt(v.new_input_tokens)},
+           {"tool_calls", v.tool_calls}};
+}
+
+void from_json(const json& j, TurnRecord& v) {
+  require_object(j, "turn");
+  read(j, "input_tokens", v.input_tokens);
+  read(j, "cached_tokens", v.cached_tokens);
+  read(j, "cache_write_tokens", v.cache_write_tokens);
+  read(j, "output_tokens", v.output_tokens);
+  read(j, "new_input_tokens", v.new_input_tokens);
+  read(j, "tool_calls", v.tool_calls);
+}
+
+void to_json(json& j, const PackedConcept& v) { j = json{{"id", v.id}, {"tokens", v.tokens}, {"reason", v.reason}}; }
+
+void from_json(const json& j, PackedConcept& v) {
+  require_object(j, "packed concept");
+  read_required(j, "id", v.id);
+  read(j, "tokens", v.tokens);
+  read(j, "reason", v.reason);
+}
+
+void to_json(json& j, const MeasureValue& v) { j = json{{"name", v.name}, {"value", v.value}}; }
+
+void from_json(const json& j, MeasureValue& v) {
+  require_object(j, "measure");
+  read_required(j, "name", v.name);
+  read_required(j, "value", v.value);
+}
+
+void to_json(json& j, const Timings& v) {
+  j = json{{"total_ms", opt(v.total_ms)}, {"retrieval_ms", opt(v.retrieval_ms)}, {"model_ms", opt(v.model_ms)}};
+}
+
+void from_json(const json& j, Timings& v) {
+  require_object(j, "timings");
+  read(j, "total_ms", v.total_ms);
+  read(j, "retrieval_ms", v.retrieval_ms);
+  read(j, "model_ms", v.model_ms);
+}
+
+void to_json(json& j, const TrialRecord& v) {
+  j = json{{"schema_version", v.schema_version},
+           {"trial_key", v.trial_key},
+           {"bundle", v.bundle},
+           {"concept_count", v.concept_count},
+           {"question_set", v.question_set},
+           {"question_id", v.question_id},
+           {"config", v.config},
+           {"turns", v.turns},
+           {"retrieved_ids", v.retrieved_ids},
+           {"opened_ids", v.opened_ids},
+           {"packed", v.packed},
+           {"context_tokens", opt(v.context_tokens)},
+           {"answer", v.answer},
+           {"citations", v.citations},
+           {"evidence_recall", opt(v.evidence_recall)},
+           {"measures", v.measures},
+           {"error", v.error},
+           {"timings", v.timings}};
+}
+
+void from_json(const json& j, TrialRecord& v) {
+  require_object(j, "trial record");
+  read_required(j, "schema_version", v.schema_version);
+  check_schema(v.schema_version);
+  read_required(j, "trial_key", v.trial_key);
+  read_required(j, "bundle", v.bundle);
+  read(j, "concept_count", v.concept_count);
+  read(j, "question_set", v.question_set);
+  read_required(j, "question_id", v.question_id);
+  read_required(j, "config", v.config);
+  read(j, "turns", v.turns);
+  read(j, "retrieved_ids", v.retrieved_ids);
+  read(j, "opened_ids", v.opened_ids);
+  read(j, "packed", v.packed);
+  read(j, "context_tokens", v.context_tokens);
+  read(j, "answer", v.answer);
+  read(j, "citations", v.citations);
+  read(j, "evidence_recall", v.evidence_recall);
+  read(j, "measures", v.measures);
+  read(j, "error", v.error);
+  read(j, "timings", v.timings);
+}
+
+void to_json(json& j, const ModelEndpoint& v) { j = json{{"model", v.model}, {"endpoint", v.endpoint}}; }
+
+void from_json(const json& j, ModelEndpoint& v) {
+  require_object(j, "model");
+  read_required(j, "model", v.model);
+  read(j, "endpoint", v.endpoint);
+}
+
+void to_json(json& j, const RunManifest& v) {
+  j = json{{"schema_version", v.schema_version},
+           {"date", v.date},
+           {"host", v.host},
+           {"git_sha", v.git_sha},
+           {"build_type", v.build_type},
+           {"okfbench_version", v.okfbench_version},
+           {"spec_path", v.spec_path},
+           {"spec_hash", v.spec_hash},
+           {"models", v.models},
+           {"cache_models", v.cache_models},
+           {"seeds", v.seeds}};
+}
+
+void from_json(const json& j, RunManifest& v) {
+  require_object(j, "manifest");
+  read_required(j, "schema_version", v.schema_version);
+  check_schema(v.schema_version);
+  read(j, "date", v.date);
+  read(j, "host", v.host);
+  read(j, "git_sha", v.git_sha);
+  read(j, "build_type", v.build_type);
+  read(j, "okfbench_version", v.okfbench_version);
+  read(j, "spec_path", v.spec_path);
+  read(j, "spec_hash", v.spec_hash);
+  read(j, "models", v.models);
+  read(j, "cache_models", v.cache_models);
+  read(j, "seeds", v.seeds);
+}
+
+std::string to_jsonl_line(const TrialRecord& record) { return json(record).dump(); }
+
+namespace {
+
+template <typename T>
+T parse_as(std::string_view text, std::string_view where) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) throw InputError(fmt::format("{}: not valid JSON; the file is damaged or was cut short", where));
+  try {
+    return j.get<T>();
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", where, e.what()));
+  }
+}
+
+std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot be read; check that the path exists", path.string()));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+}  // namespace
+
+TrialRecord trial_from_json_text(std::string_view text, std::string_view where) {
+  return parse_as<TrialRecord>(text, where);
+}
+
+std::string manifest_to_json_text(const RunManifest& manifest) { return json(manifest).dump(2) + "\n"; }
+
+RunManifest manifest_from_json_text(std::string_view text, std::string_view where) {
+  return parse_as<RunManifest>(text, where);
+}
+
+std::vector<TrialRecord> read_results_jsonl(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot be read; check that the path exists", path.string()));
+  std::vector<TrialRecord> records;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    records.push_back(trial_from_json_text(line, fmt::format("{}:{}", path.string(), number)));
+  }
+  return records;
+}
+
+RunManifest read_manifest(const std::filesystem::path& path) {
+  return manifest_from_json_text(slurp(path), path.string());
+}
+
+StoredRun read_run_dir(const std::filesystem::path& run_dir) {
+  if (!std::filesystem::is_directory(run_dir)) {
+    throw InputError(fmt::format("{}: not a directory; pass the output folder of `okfbench run`", run_dir.string()));
+  }
+  StoredRun run;
+  run.manifest = read_manifest(run_dir / "manifest.json");
+  run.records = read_results_jsonl(run_dir / "results.jsonl");
+  return run;
+}
+
+}  // namespace okfbench::reports

@@ -1,0 +1,190 @@
+#pragma once
+// The trial record schema: what one finished trial (one question on one
+// retrieval path with one configuration) leaves behind, and the manifest that
+// describes the run it belongs to. The runner fills these in and writes one
+// TrialRecord per line to results.jsonl plus manifest.json; every report
+// (summary, Markdown, HTML, CSV, JUnit, compare) is rebuilt from them alone.
+//
+// Conventions:
+// - A token count the provider did not report is std::nullopt ("unknown"),
+//   never 0; aggregations say how many values were unknown instead of
+//   treating them as zero.
+// - Schema changes bump kSchemaVersion; readers reject records from a newer
+//   schema with a message that says which version they understand.
+// - Core types hold no JSON; conversion lives in to_json/from_json below and
+//   in the read/write helpers at the end.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace okfbench::reports {
+
+inline constexpr int kSchemaVersion = 1;
+
+enum class PathKind { context, agent };
+
+std::string_view to_string(PathKind kind);
+// Throws InputError for anything other than "context" or "agent".
+PathKind path_kind_from_string(std::string_view text);
+
+// The configuration a trial ran with. Fields that do not apply to the path
+// kind stay empty (context: budget/k/hops/strategy; agent: surface/tools/
+// max_turns); model and cache model apply to both (a context trial may send
+// its pack to a model for the one-shot answer).
+struct PathConfig {
+  PathKind kind = PathKind::context;
+  std::optional<std::int64_t> budget_tokens;
+  std::optional<int> k;
+  std::optional<int> hops;
+  std::string strategy;            // context packing strategy, e.g. "greedy"
+  std::string surface;             // agent tool surface name, e.g. "okf" or "harnessx"
+  std::vector<std::string> tools;  // agent tools offered, in the order offered
+  std::optional<int> max_turns;
+  std::string model;        // e.g. "sim", "gpt-4.1-mini"
+  std::string cache_model;  // "none", "openai", "anthropic"
+  int repeat = 0;           // repeat index; not part of label()
+
+  // A stable human-readable name for the configuration without the repeat
+  // index, e.g. "context budget=2000 k=5 hops=1 model=sim cache=openai".
+  // Records with equal bundle and label are aggregated together.
+  std::string label() const;
+  bool operator==(const PathConfig&) const = default;
+};
+
+struct ToolCallRecord {
+  std::string name;
+  std::string arguments;  // the call's arguments as JSON text, as the model sent them
+  std::int64_t result_bytes = 0;
+  std::string error;      // empty when the tool succeeded
+  bool repeated = false;  // same name and arguments as an earlier call in the trial
+  bool operator==(const ToolCallRecord&) const = default;
+};
+
+// One model call. input_tokens includes cached and cache-write tokens (the
+// normalised meaning, see DESIGN.md agents/ "Usage normalisation").
+struct TurnRecord {
+  std::optional<std::int64_t> input_tokens;
+  std::optional<std::int64_t> cached_tokens;       // input served from a prompt cache
+  std::optional<std::int64_t> cache_write_tokens;  // input written to a prompt cache
+  std::optional<std::int64_t> output_tokens;
+  // Input tokens not sent in any earlier turn of this trial (the rest of
+  // input_tokens is re-sent conversation prefix).
+  std::optional<std::int64_t> new_input_tokens;
+  std::vector<ToolCallRecord> tool_calls;
+  bool operator==(const TurnRecord&) const = default;
+};
+
+// A concept that made it into a context pack, in pack order.
+struct PackedConcept {
+  std::string id;
+  std::int64_t tokens = 0;
+  std::string reason;  // "seed" or "via RELATION from <id>"
+  bool operator==(const PackedConcept&) const = default;
+};
+
+// A named per-trial measure (e.g. "ndcg_cut_10", "citation_precision") that
+// the runner computed with the measures registry.
+struct MeasureValue {
+  std::string name;
+  double value = 0.0;
+  bool operator==(const MeasureValue&) const = default;
+};
+
+struct Timings {
+  std::optional<double> total_ms;
+  std::optional<double> retrieval_ms;  // search/expand/pack or tool execution
+  std::optional<double> model_ms;      // waiting for model calls
+  bool operator==(const Timings&) const = default;
+};
+
+struct TrialRecord {
+  int schema_version = kSchemaVersion;
+  std::string trial_key;  // stable hash of the trial's inputs
+  std::string bundle;     // bundle name as the spec names it
+  std::int64_t concept_count = 0;
+  std::string question_set;
+  std::string question_id;
+  PathConfig config;
+  std::vector<TurnRecord> turns;  // every model call, in order (one for a one-shot answer)
+  std::vector<std::string> retrieved_ids;  // search results the path saw, in rank order
+  std::vector<std::string> opened_ids;     // agent: concepts whose body was opened
+  std::vector<PackedConcept> packed;       // context: the pack, in order
+  std::optional<std::int64_t> context_tokens;  // context: token count of the whole pack
+  std::string answer;
+  std::vector<std::string> citations;  // concept ids the answer cites
+  std::optional<double> evidence_recall;  // share of relevant concepts that reached the model
+  std::vector<MeasureValue> measures;
+  std::string error;  // empty when the trial finished; otherwise why it did not
+  Timings timings;
+  bool operator==(const TrialRecord&) const = default;
+};
+
+struct ModelEndpoint {
+  std::string model;
+  std::string endpoint;  // base URL only; never a key or a URL carrying credentials
+  bool operator==(const ModelEndpoint&) const = default;
+};
+
+struct RunManifest {
+  int schema_version = kSchemaVersion;
+  std::string date;  // ISO 8601 UTC, e.g. "2026-11-29T12:40:00Z"
+  std::string host;
+  std::string git_sha;
+  std::string build_type;
+  std::string okfbench_version;
+  std::string spec_path;
+  std::string spec_hash;
+  std::vector<ModelEndpoint> models;
+  std::vector<std::string> cache_models;
+  std::vector<std::uint64_t> seeds;
+  bool operator==(const RunManifest&) const = default;
+};
+
+// JSON conversion (nlohmann ADL hooks). from_json throws InputError naming
+// the field that is missing or has the wrong type.
+void to_json(nlohmann::json& j, const PathConfig& v);
+void from_json(const nlohmann::json& j, PathConfig& v);
+void to_json(nlohmann::json& j, const ToolCallRecord& v);
+void from_json(const nlohmann::json& j, ToolCallRecord& v);
+void to_json(nlohmann::json& j, const TurnRecord& v);
+void from_json(const nlohmann::json& j, TurnRecord& v);
+void to_json(nlohmann::json& j, const PackedConcept& v);
+void from_json(const nlohmann::json& j, PackedConcept& v);
+void to_json(nlohmann::json& j, const MeasureValue& v);
+void from_json(const nlohmann::json& j, MeasureValue& v);
+void to_json(nlohmann::json& j, const Timings& v);
+void from_json(const nlohmann::json& j, Timings& v);
+void to_json(nlohmann::json& j, const TrialRecord& v);
+void from_json(const nlohmann::json& j, TrialRecord& v);
+void to_json(nlohmann::json& j, const ModelEndpoint& v);
+void from_json(const nlohmann::json& j, ModelEndpoint& v);
+void to_json(nlohmann::json& j, const RunManifest& v);
+void from_json(const nlohmann::json& j, RunManifest& v);
+
+// One compact JSON line (no trailing newline) for results.jsonl.
+std::string to_jsonl_line(const TrialRecord& record);
+// Parses one results.jsonl line; `where` (e.g. "results.jsonl:12") prefixes errors.
+TrialRecord trial_from_json_text(std::string_view text, std::string_view where);
+
+std::string manifest_to_json_text(const RunManifest& manifest);  // pretty, with trailing newline
+RunManifest manifest_from_json_text(std::string_view text, std::string_view where);
+
+// Reads every record of a results.jsonl file (blank lines skipped). Throws
+// InputError naming file and line for unreadable files and bad records.
+std::vector<TrialRecord> read_results_jsonl(const std::filesystem::path& path);
+RunManifest read_manifest(const std::filesystem::path& path);
+
+// The stored results of one run directory: RUN_DIR/results.jsonl and
+// RUN_DIR/manifest.json. Throws InputError when either is missing.
+struct StoredRun {
+  RunManifest manifest;
+  std::vector<TrialRecord> records;
+};
+StoredRun read_run_dir(const std::filesystem::path& run_dir);
+
+}  // namespace okfbench::reports

@@ -1,0 +1,137 @@
+#include "reports/record.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "retrieval/error.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace okfbench::reports {
+namespace {
+
+TrialRecord agent_record() {
+  TrialRecord r;
+  r.trial_key = "k1";
+  r.bundle = "demo";
+  r.concept_count = 12;
+  r.question_set = "demo-questions";
+  r.question_id = "q1";
+  r.config.kind = PathKind::agent;
+  r.config.surface = "okf";
+  r.config.tools = {"search", "open"};
+  r.config.max_turns = 12;
+  r.config.model = "sim";
+  r.config.cache_model = "openai";
+  r.config.repeat = 1;
+  TurnRecord t1;
+  t1.input_tokens = 1121;
+  t1.cached_tokens = 0;
+  t1.output_tokens = 40;
+  t1.new_input_tokens = 1121;
+  t1.tool_calls.push_back({"search", R"({"query":"slow query"})", 512, "", false});
+  TurnRecord t2;
+  t2.input_tokens = 1582;  // cached/output unknown: must stay unknown
+  r.turns = {t1, t2};
+  r.retrieved_ids = {"runbooks/slow-queries"};
+  r.opened_ids = {"runbooks/slow-queries"};
+  r.answer = "Use the runbook.";
+  r.citations = {"runbooks/slow-queries"};
+  r.evidence_recall = 0.5;
+  r.measures = {{"ndcg_cut_10", 0.75}};
+  r.timings.total_ms = 12.5;
+  return r;
+}
+
+TEST(Record, RoundTripsThroughJsonLine) {
+  TrialRecord r = agent_record();
+  std::string line = to_jsonl_line(r);
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  TrialRecord back = trial_from_json_text(line, "x");
+  EXPECT_EQ(back, r);
+}
+
+TEST(Record, UnknownCountsStayUnknownNotZero) {
+  TrialRecord r = agent_record();
+  nlohmann::json j = nlohmann::json::parse(to_jsonl_line(r));
+  EXPECT_TRUE(j["turns"][1]["cached_tokens"].is_null());
+  EXPECT_EQ(j["turns"][0]["cached_tokens"], 0);
+  TrialRecord back = trial_from_json_text(j.dump(), "x");
+  EXPECT_FALSE(back.turns[1].cached_tokens.has_value());
+  ASSERT_TRUE(back.turns[0].cached_tokens.has_value());
+  EXPECT_EQ(*back.turns[0].cached_tokens, 0);
+}
+
+TEST(Record, LabelLeavesOutRepeatIndex) {
+  PathConfig a = agent_record().config;
+  PathConfig b = a;
+  b.repeat = 2;
+  EXPECT_EQ(a.label(), b.label());
+  EXPECT_EQ(a.label(), "agent surface=okf tools=search+open max_turns=12 model=sim cache=openai");
+  PathConfig c;
+  c.budget_tokens = 2000;
+  c.k = 5;
+  c.hops = 1;
+  EXPECT_EQ(c.label(), "context budget=2000 k=5 hops=1");
+}
+
+TEST(Record, ErrorsNameLocationAndField) {
+  nlohmann::json j = nlohmann::json::parse(to_jsonl_line(agent_record()));
+  j["turns"][0]["input_tokens"] = "many";
+  try {
+    trial_from_json_text(j.dump(), "results.jsonl:7");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("results.jsonl:7"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("input_tokens"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("turns"), std::string::npos) << msg;
+  }
+  j = nlohmann::json::parse(to_jsonl_line(agent_record()));
+  j.erase("question_id");
+  EXPECT_THROW(trial_from_json_text(j.dump(), "x"), InputError);
+  EXPECT_THROW(trial_from_json_text("{not json", "x"), InputError);
+  j = nlohmann::json::parse(to_jsonl_line(agent_record()));
+  j["schema_version"] = kSchemaVersion + 1;
+  EXPECT_THROW(trial_from_json_text(j.dump(), "x"), InputError);
+  j["schema_version"] = 1;
+  j["config"]["kind"] = "oracle";
+  EXPECT_THROW(trial_from_json_text(j.dump(), "x"), InputError);
+}
+
+TEST(Record, ReadsRunDirectory) {
+  auto dir = test::fresh_dir("record_run");
+  RunManifest m;
+  m.date = "2026-11-29T12:40:00Z";
+  m.host = "ci";
+  m.git_sha = "abc123";
+  m.build_type = "Release";
+  m.spec_hash = "deadbeef";
+  m.models = {{"sim", ""}};
+  m.cache_models = {"openai"};
+  m.seeds = {42};
+  test::write_file(dir / "manifest.json", manifest_to_json_text(m));
+  TrialRecord a = agent_record();
+  TrialRecord b = agent_record();
+  b.question_id = "q2";
+  test::write_file(dir / "results.jsonl", to_jsonl_line(a) + "\n\n" + to_jsonl_line(b) + "\n");
+  StoredRun run = read_run_dir(dir);
+  EXPECT_EQ(run.manifest, m);
+  ASSERT_EQ(run.records.size(), 2u);
+  EXPECT_EQ(run.records[1].question_id, "q2");
+}
+
+TEST(Record, BadLineIsReportedWithFileAndLineNumber) {
+  auto dir = test::fresh_dir("record_bad");
+  test::write_file(dir / "results.jsonl", to_jsonl_line(agent_record()) + "\n{\"truncated\n");
+  try {
+    read_results_jsonl(dir / "results.jsonl");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("results.jsonl:2"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(read_run_dir(dir / "missing"), InputError);
+}
+
+}  // namespace
+}  // namespace okfbench::reports
