@@ -1,0 +1,43 @@
+#include "agents/wire.hpp"
+
+namespace okfbench::agents {
+
+const char* to_string(Role role) {
+  switch (role) {
+    case Role::system: return "system";
+    case Role::user: return "user";
+    case Role::assistant: return "assistant";
+    case Role::tool: return "tool";
+  }
+  return "user";
+}
+
+const char* to_string(StopReason stop) {
+  switch (stop) {
+    case StopReason::end_turn: return "end_turn";
+    case StopReason::tool_calls: return "tool_calls";
+    case StopReason::max_tokens: return "max_tokens";
+    case StopReason::other: return "other";
+  }
+  return "other";
+}
+
+std::string system_prompt(const ChatRequest& request) {
+  if (!request.messages.empty() && request.messages.front().role == Role::system)
+    return request.messages.front().content;
+  return {};
+}
+
+namespace {
+std::optional<std::int64_t> sum(std::optional<std::int64_t> a, std::optional<std::int64_t> b) {
+  if (!a || !b) return std::nullopt;
+  return *a + *b;
+}
+}  // namespace
+
+Usage add(const Usage& a, const Usage& b) {
+  return Usage{sum(a.input_tokens, b.input_tokens), sum(a.cached_input_tokens, b.cached_input_tokens),
+               sum(a.cache_write_tokens, b.cache_write_tokens), sum(a.output_tokens, b.output_tokens)};
+}
+
+}  // namespace okfbench::agents
