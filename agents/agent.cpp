@@ -1,0 +1,166 @@
+#include "agents/agent.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "agents/openai_json.hpp"
+#include "retrieval/error.hpp"
+
+namespace okfbench::agents {
+namespace {
+
+// Arguments compare as JSON, so {"a":1, "b":2} repeats {"b":2,"a":1}.
+std::string canonical_call(const ToolCall& call) {
+  nlohmann::json args = nlohmann::json::parse(call.arguments, nullptr, false);
+  return call.name + '\n' + (args.is_discarded() ? call.arguments : args.dump());
+}
+
+std::vector<Message> opening_messages(const Toolbox& tools, std::string_view question, const AgentOptions& options) {
+  std::vector<Message> messages = options.history;
+  bool has_system = !messages.empty() && messages.front().role == Role::system;
+  if (!has_system) {
+    std::string prompt = options.system_prompt ? *options.system_prompt : tools.default_system_prompt();
+    if (!prompt.empty()) messages.insert(messages.begin(), Message{Role::system, prompt, {}, {}, {}});
+  }
+  messages.push_back(Message{Role::user, std::string(question), {}, {}, {}});
+  return messages;
+}
+
+bool offered(const std::vector<ToolSpec>& specs, const std::string& name) {
+  return std::any_of(specs.begin(), specs.end(), [&](const ToolSpec& s) { return s.name == name; });
+}
+
+std::string available_names(const std::vector<ToolSpec>& specs) {
+  std::string names;
+  for (const ToolSpec& s : specs) names += (names.empty() ? "" : ", ") + s.name;
+  return names;
+}
+
+class Loop {
+ public:
+  Loop(ChatModel& model, Toolbox& tools, const AgentOptions& options) : model_(model), tools_(tools), options_(options) {}
+
+  AgentRun run(std::string_view question) {
+    run_.tools = tools_.specs();
+    run_.messages = opening_messages(tools_, question, options_);
+    if (options_.counter)
+      run_.schema_tokens_per_call = static_cast<std::int64_t>(
+          run_.tools.empty() ? 0 : options_.counter->count(openai::tools_to_json(run_.tools)));
+    for (int turn = 1; turn <= options_.max_turns; ++turn) {
+      ChatResponse response;
+      try {
+        response = model_.chat(request());
+      } catch (const InputError& e) {
+        run_.stop = AgentStop::model_error;
+        run_.error = e.what();
+        return std::move(run_);
+      }
+      Message message = std::move(response.message);
+      message.role = Role::assistant;
+      run_.turns.push_back(TurnRecord{turn, response.usage, message.tool_calls.size()});
+      if (message.tool_calls.empty()) {
+        run_.answer = message.content;
+        run_.messages.push_back(std::move(message));
+        run_.stop = AgentStop::answered;
+        return std::move(run_);
+      }
+      for (std::size_t i = 0; i < message.tool_calls.size(); ++i)
+        if (message.tool_calls[i].id.empty()) message.tool_calls[i].id = fmt::format("call_{}_{}", turn, i + 1);
+      run_.messages.push_back(message);
+      for (const ToolCall& call : message.tool_calls) execute(turn, call);
+    }
+    run_.stop = AgentStop::max_turns;
+    return std::move(run_);
+  }
+
+ private:
+  ChatRequest request() const {
+    ChatRequest r;
+    r.messages = run_.messages;
+    r.tools = run_.tools;
+    r.max_tokens = options_.max_tokens;
+    r.temperature = options_.temperature;
+    r.breakpoints = options_.breakpoints;
+    return r;
+  }
+
+  void execute(int turn, const ToolCall& call) {
+    ToolResult result = offered(run_.tools, call.name)
+                            ? tools_.call(call.name, call.arguments)
+                            : tool_error(fmt::format("unknown tool '{}'; available tools: {}", call.name,
+                                                     available_names(run_.tools)));
+    ToolCallRecord record{turn, call.name, call.arguments, result.content.size(), result.error,
+                          !seen_.insert(canonical_call(call)).second};
+    if (options_.on_tool_call) options_.on_tool_call(record, result.content);
+    run_.tool_calls.push_back(std::move(record));
+    run_.messages.push_back(Message{Role::tool, std::move(result.content), {}, call.id, call.name});
+  }
+
+  ChatModel& model_;
+  Toolbox& tools_;
+  const AgentOptions& options_;
+  AgentRun run_;
+  std::set<std::string> seen_;
+};
+
+std::string count_text(const std::optional<std::int64_t>& value) {
+  return value ? std::to_string(*value) : std::string("?");
+}
+}  // namespace
+
+ToolResult tool_error(std::string message) {
+  return ToolResult{nlohmann::json{{"error", message}}.dump(), std::move(message)};
+}
+
+AgentRun run_agent(ChatModel& model, Toolbox& tools, std::string_view question, const AgentOptions& options) {
+  return Loop(model, tools, options).run(question);
+}
+
+RunSummary summary(const AgentRun& run) {
+  RunSummary s;
+  s.turns = run.turns.size();
+  s.tool_calls = run.tool_calls.size();
+  for (const ToolCallRecord& call : run.tool_calls) {
+    s.errors += call.error.empty() ? 0 : 1;
+    s.repeated_calls += call.repeated ? 1 : 0;
+    s.result_bytes += call.result_bytes;
+    s.bytes_by_tool[call.name] += call.result_bytes;
+    s.calls_by_tool[call.name] += 1;
+  }
+  std::optional<std::int64_t> previous = 0;
+  std::optional<std::int64_t> total = 0, largest = 0;
+  for (std::size_t i = 0; i < run.turns.size(); ++i) {
+    const Usage& u = run.turns[i].usage;
+    s.usage = i == 0 ? u : add(s.usage, u);
+    s.input_per_turn.push_back(u.input_tokens);
+    s.new_input_per_turn.push_back(u.input_tokens && previous ? std::optional(*u.input_tokens - *previous)
+                                                              : std::nullopt);
+    previous = u.input_tokens;
+    total = u.input_tokens && total ? std::optional(*total + *u.input_tokens) : std::nullopt;
+    largest = u.input_tokens && largest ? std::optional(std::max(*largest, *u.input_tokens)) : std::nullopt;
+  }
+  if (total && largest) s.resent_input_tokens = *total - *largest;
+  if (run.schema_tokens_per_call)
+    s.schema_tokens = *run.schema_tokens_per_call * static_cast<std::int64_t>(run.turns.size());
+  return s;
+}
+
+std::string summary_line(const AgentRun& run) {
+  RunSummary s = summary(run);
+  return fmt::format("[{} turn(s), {} tool call(s), {} tool byte(s), {} in ({} cached) / {} out]", s.turns,
+                     s.tool_calls, s.result_bytes, count_text(s.usage.input_tokens),
+                     count_text(s.usage.cached_input_tokens), count_text(s.usage.output_tokens));
+}
+
+const char* to_string(AgentStop stop) {
+  switch (stop) {
+    case AgentStop::answered: return "answered";
+    case AgentStop::max_turns: return "max_turns";
+    case AgentStop::model_error: return "model_error";
+  }
+  return "answered";
+}
+
+}  // namespace okfbench::agents

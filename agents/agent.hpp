@@ -1,0 +1,104 @@
+#pragma once
+// run_agent: the plain tool-calling loop of the seeds (grafito run_agent,
+// harnessx Agent) with exact per-turn accounting.
+//
+//   for turn in 1..max_turns:
+//     response = model.chat(system + history + question + everything so far, tool specs)
+//     no tool calls  -> the content is the answer; stop
+//     otherwise run each call in order, append each result as a role=tool message
+//
+// A turn is one model call. Tools requested on the last allowed turn still run
+// (their results are recorded) but the model never sees them.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "agents/model.hpp"
+#include "agents/toolbox.hpp"
+#include "agents/wire.hpp"
+#include "retrieval/token_counter.hpp"
+
+namespace okfbench::agents {
+
+struct ToolCallRecord {
+  int turn = 0;                // 1-based model call that asked for it
+  std::string name;
+  std::string arguments;       // as the model wrote them
+  std::size_t result_bytes = 0;  // bytes of the result sent back to the model
+  std::string error;           // "" when the call succeeded
+  bool repeated = false;       // same tool and same arguments (as JSON) as an earlier call in this run
+  bool operator==(const ToolCallRecord&) const = default;
+};
+
+struct TurnRecord {
+  int turn = 0;
+  Usage usage;  // as the model reported it for this call (unknown stays unknown)
+  std::size_t tool_calls = 0;
+  bool operator==(const TurnRecord&) const = default;
+};
+
+enum class AgentStop { answered, max_turns, model_error };
+
+struct AgentOptions {
+  int max_turns = 12;
+  // An earlier conversation to continue (what AgentRun::messages returned);
+  // its system message, if any, is kept and system_prompt is ignored.
+  std::vector<Message> history;
+  std::optional<std::string> system_prompt;  // nullopt: the toolbox's default
+  int max_tokens = 1024;
+  std::optional<double> temperature = 0.0;
+  CacheBreakpoints breakpoints = CacheBreakpoints::none;
+  // Counts schema tokens (the tool definitions as OpenAI JSON); nullptr leaves them unknown.
+  const retrieval::TokenCounter* counter = nullptr;
+  // Called after each tool call runs, with its result (for --verbose output).
+  std::function<void(const ToolCallRecord&, std::string_view result)> on_tool_call;
+};
+
+struct AgentRun {
+  std::string answer;          // the final assistant content ("" unless stop == answered)
+  AgentStop stop = AgentStop::answered;
+  std::string error;           // the model failure when stop == model_error
+  std::vector<TurnRecord> turns;
+  std::vector<ToolCallRecord> tool_calls;
+  std::vector<Message> messages;  // the whole conversation, to pass back as history
+  std::vector<ToolSpec> tools;    // what was offered
+  std::optional<std::int64_t> schema_tokens_per_call;  // tokens of `tools`; nullopt without a counter
+};
+
+AgentRun run_agent(ChatModel& model, Toolbox& tools, std::string_view question, const AgentOptions& options = {});
+
+// The breakdown of the seed's run.summary(). Every token figure is unknown
+// (nullopt) when any turn it depends on was not reported.
+struct RunSummary {
+  std::size_t turns = 0;           // model calls
+  std::size_t tool_calls = 0;
+  std::size_t errors = 0;          // tool calls that returned an error
+  std::size_t repeated_calls = 0;
+  std::size_t result_bytes = 0;    // all tool output added to the conversation
+  std::map<std::string, std::size_t> bytes_by_tool;
+  std::map<std::string, std::size_t> calls_by_tool;
+  std::vector<std::optional<std::int64_t>> input_per_turn;
+  // Input growth per turn: input[t] - input[t-1] (input[0] for the first turn).
+  std::vector<std::optional<std::int64_t>> new_input_per_turn;
+  // The seed's definition: sum of per-turn input minus the largest turn,
+  // i.e. what was billed again because the API is stateless.
+  std::optional<std::int64_t> resent_input_tokens;
+  // Tool definitions are re-sent every call: schema_tokens_per_call x turns.
+  std::optional<std::int64_t> schema_tokens;
+  Usage usage;  // totals over turns
+};
+
+RunSummary summary(const AgentRun& run);
+
+// "[4 turn(s), 3 tool call(s), 6120 tool byte(s), 21400 in (14200 cached) / 512 out]";
+// an unknown count prints as "?".
+std::string summary_line(const AgentRun& run);
+
+const char* to_string(AgentStop stop);
+
+}  // namespace okfbench::agents
