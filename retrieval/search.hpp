@@ -1,13 +1,38 @@
 #pragma once
-// BM25F search over a bundle's concepts. (Contract sketch: the search work
-// fills in the analyzer options and the formula documentation; these names
-// and signatures are what context() and the agent tools call.)
+// BM25F search over a bundle's concepts (or over plain documents, for
+// converted IR collections).
+//
+// Scoring (Robertson & Zaragoza, "The Probabilistic Relevance Framework:
+// BM25 and Beyond", Foundations and Trends in IR 3(4), 2009, section 3.5,
+// "BM25F"): for a query Q and document d,
+//
+//   score(d) = status(d) * sum_{t in Q} q_t * idf(t) * tf~(t,d) / (k1 + tf~(t,d))
+//   tf~(t,d) = sum_{f in fields} w_f * tf(t,d,f) / B_f(d)
+//   B_f(d)   = (1 - b) + b * len(d,f) / avglen(f)
+//   idf(t)   = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))
+//
+// tf(t,d,f) counts term t in field f (saturating at 65,535), len(d,f) is the
+// number of index terms in the field (stop words excluded), avglen(f) its
+// mean over all N documents, df(t) the number of documents containing t in
+// any field. The idf is the Robertson/Sparck Jones weight without relevance
+// information in Lucene's non-negative form (the "1 +" inside the log), so
+// a very common term never lowers a score. q_t is the query weight of the
+// term (1 per occurrence in the query; kPluralWeight for an added
+// singular/plural form, see analyzer.hpp). status(d) is 1 for stable,
+// 0.8 for draft and 0.5 for deprecated concepts.
+//
+// FieldMode::flat indexes title and body as one field with weight 1, which
+// is plain BM25 as Lucene (>= 8) computes it: idf * tf / (tf + k1 * B(d)).
+//
+// Hits are ordered by score descending, then document id ascending.
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "retrieval/analyzer.hpp"
 #include "retrieval/bundle.hpp"
 
 namespace okfbench::retrieval {
@@ -19,9 +44,59 @@ struct SearchOptions {
   std::string layer;               // "" = any
 };
 
+// The limit the agent tools accept: 1..50.
+std::size_t clamp_tool_limit(long long requested);
+
 struct Hit {
-  const Concept* concept = nullptr;
+  // nullptr for an index built from Documents. (Not named `concept`: that is
+  // a C++20 keyword, so the original sketch's member could not compile.)
+  const Concept* concept_ptr = nullptr;
   double score = 0.0;
+  std::string_view id;  // the document (concept) id; valid while the index lives
+};
+
+enum class FieldMode {
+  fielded,  // BM25F over title, tags, description, body
+  flat,     // title and body as one field: plain BM25
+};
+
+struct FieldWeights {
+  double title = 3.0;
+  double tags = 2.5;
+  double description = 2.0;
+  double body = 0.5;
+  bool operator==(const FieldWeights&) const = default;
+};
+
+struct IndexConfig {
+  FieldMode mode = FieldMode::fielded;
+  FieldWeights weights;  // ignored in flat mode
+  double k1 = 1.2;
+  double b = 0.75;
+  AnalyzerOptions analyzer;
+  bool operator==(const IndexConfig&) const = default;
+};
+
+// The Lucene/Pyserini BEIR baseline: flat, k1=0.9, b=0.4, Porter, Lucene stop words.
+IndexConfig lucene_flat_config();
+
+// A document to index. Views must stay valid during build() only.
+struct Document {
+  std::string_view id;  // unique; hits are tied by id
+  std::string_view title;
+  std::string_view description;
+  std::string_view body;
+  std::span<const std::string> tags;
+  std::string_view type;
+  std::string_view layer;
+  Status status = Status::stable;
+};
+
+struct IndexStats {
+  std::size_t documents = 0;
+  std::size_t terms = 0;     // distinct index terms
+  std::size_t postings = 0;  // (term, document) pairs
+  std::size_t tokens = 0;    // index terms over all fields and documents
 };
 
 class SearchIndex {
@@ -29,8 +104,17 @@ class SearchIndex {
   // Indexes the searchable concepts of `bundle` (never index.md or log.md).
   // The bundle must outlive the index.
   static SearchIndex build(const Bundle& bundle);
-  // Ranked hits, best first, ties by concept id ascending.
+  static SearchIndex build(const Bundle& bundle, const IndexConfig& config);
+  // Indexes plain documents. Throws InputError on an empty or duplicate id,
+  // or on a config with k1 < 0, b outside [0, 1] or a negative weight.
+  static SearchIndex build(std::span<const Document> documents, const IndexConfig& config = {});
+
+  // Ranked hits, best first, ties by concept id ascending. At most
+  // options.limit hits (not clamped: evaluation asks for 1000).
   std::vector<Hit> search(std::string_view query, const SearchOptions& options = {}) const;
+
+  const IndexConfig& config() const;
+  IndexStats stats() const;
 
   SearchIndex(SearchIndex&&) noexcept;
   SearchIndex& operator=(SearchIndex&&) noexcept;

@@ -1,0 +1,391 @@
+#include "retrieval/search.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <unordered_map>
+
+#include "retrieval/error.hpp"
+
+namespace okfbench::retrieval {
+namespace {
+
+constexpr std::size_t kMaxFields = 4;
+constexpr std::uint32_t kStopword = std::numeric_limits<std::uint32_t>::max();
+constexpr std::uint32_t kAbsent = std::numeric_limits<std::uint32_t>::max();
+
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+using TermMap = std::unordered_map<std::string, std::uint32_t, StringHash, std::equal_to<>>;
+
+struct Posting {
+  std::uint32_t doc = 0;
+  float impact = 0;  // tf~ / (k1 + tf~), see search.hpp
+};
+
+struct RawPosting {
+  std::uint32_t doc = 0;
+  std::array<std::uint16_t, kMaxFields> tf{};
+};
+
+double status_multiplier(Status status) {
+  switch (status) {
+    case Status::draft: return 0.8;
+    case Status::deprecated: return 0.5;
+    case Status::stable: break;
+  }
+  return 1.0;
+}
+
+bool is_reserved(std::string_view id) {
+  std::string_view name = id.substr(id.find_last_of('/') == std::string_view::npos ? 0 : id.find_last_of('/') + 1);
+  return name == "index" || name == "log";
+}
+
+// Interns folded strings (types, tags, layers) as small ids for filtering.
+struct Names {
+  TermMap ids;
+  std::uint32_t intern(std::string_view name) {
+    auto it = ids.find(name);
+    if (it != ids.end()) return it->second;
+    auto id = static_cast<std::uint32_t>(ids.size());
+    ids.emplace(std::string(name), id);
+    return id;
+  }
+  std::uint32_t find(std::string_view name) const {
+    auto it = ids.find(name);
+    return it == ids.end() ? kAbsent : it->second;
+  }
+};
+
+void validate(const IndexConfig& config) {
+  const FieldWeights& w = config.weights;
+  if (!(config.k1 >= 0) || !std::isfinite(config.k1)) throw InputError("search: k1 must be a number >= 0");
+  if (!(config.b >= 0 && config.b <= 1)) throw InputError("search: b must be between 0 and 1");
+  if (!(w.title >= 0 && w.tags >= 0 && w.description >= 0 && w.body >= 0)) {
+    throw InputError("search: field weights must be >= 0");
+  }
+}
+
+// Zeroed score accumulator reused by every query on this thread, so a
+// query allocates nothing proportional to the collection.
+struct Accumulator {
+  std::vector<double> scores;
+  std::vector<std::uint32_t> touched;
+  void reserve(std::size_t n) {
+    if (scores.size() < n) scores.resize(n, 0.0);
+  }
+  void clear() {
+    for (std::uint32_t doc : touched) scores[doc] = 0.0;
+    touched.clear();
+  }
+};
+
+struct AccumulatorLease {
+  Accumulator& acc;
+  ~AccumulatorLease() { acc.clear(); }
+};
+
+Accumulator& thread_accumulator() {
+  thread_local Accumulator acc;
+  return acc;
+}
+
+}  // namespace
+
+std::size_t clamp_tool_limit(long long requested) {
+  return static_cast<std::size_t>(std::clamp<long long>(requested, 1, 50));
+}
+
+IndexConfig lucene_flat_config() {
+  IndexConfig config;
+  config.mode = FieldMode::flat;
+  config.k1 = 0.9;
+  config.b = 0.4;
+  config.analyzer = {Stemmer::porter, Stopwords::lucene};
+  return config;
+}
+
+namespace {
+struct IndexData {
+  IndexConfig config;
+  Analyzer analyzer;
+  std::vector<std::string> ids;  // doc number -> id, ascending
+  std::vector<const Concept*> concepts;
+  std::vector<float> multiplier;
+  std::vector<std::uint32_t> type;
+  std::vector<std::uint32_t> layer;
+  std::vector<std::vector<std::uint32_t>> tags;  // sorted
+  Names types, layers, tag_names;
+  TermMap terms;
+  std::vector<double> idf;
+  std::vector<std::vector<Posting>> postings;
+  IndexStats stats;
+
+  explicit IndexData(const IndexConfig& c) : config(c), analyzer(c.analyzer) {}
+};
+
+// Everything build() needs while documents stream through it.
+class Builder {
+ public:
+  explicit Builder(IndexData& index) : index_(index) {}
+
+  void add(const Document& doc, std::uint32_t number) {
+    for (std::size_t f = 0; f < kMaxFields; ++f) lengths_[f].push_back(0);
+    if (index_.config.mode == FieldMode::flat) {
+      add_field(doc.title, 0, number);
+      add_field(doc.body, 0, number);
+    } else {
+      add_field(doc.title, 0, number);
+      for (const std::string& tag : doc.tags) add_field(tag, 1, number);
+      add_field(doc.description, 2, number);
+      add_field(doc.body, 3, number);
+    }
+    flush_document(number);
+  }
+
+  void finish() {
+    const std::size_t n = lengths_[0].size();
+    index_.stats.documents = n;
+    index_.stats.terms = raw_.size();
+    std::array<double, kMaxFields> avg{};
+    for (std::size_t f = 0; f < kMaxFields; ++f) {
+      double total = std::accumulate(lengths_[f].begin(), lengths_[f].end(), 0.0);
+      index_.stats.tokens += static_cast<std::size_t>(total);
+      avg[f] = n == 0 ? 0.0 : total / static_cast<double>(n);
+    }
+    index_.postings.resize(raw_.size());
+    index_.idf.resize(raw_.size());
+    for (std::size_t t = 0; t < raw_.size(); ++t) {
+      finish_term(t, avg);
+      index_.stats.postings += index_.postings[t].size();
+    }
+  }
+
+ private:
+  std::array<double, kMaxFields> field_weights() const {
+    const FieldWeights& w = index_.config.weights;
+    if (index_.config.mode == FieldMode::flat) return {1.0, 0.0, 0.0, 0.0};
+    return {w.title, w.tags, w.description, w.body};
+  }
+
+  std::uint32_t term_id(std::string_view token) {
+    auto it = surface_.find(token);
+    if (it != surface_.end()) return it->second;
+    std::string term = index_.analyzer.term(token);
+    std::uint32_t id = kStopword;
+    if (!term.empty()) {
+      auto [pos, inserted] = index_.terms.try_emplace(std::move(term), static_cast<std::uint32_t>(raw_.size()));
+      if (inserted) raw_.emplace_back();
+      id = pos->second;
+    }
+    surface_.emplace(std::string(token), id);
+    return id;
+  }
+
+  void add_field(std::string_view text, std::size_t field, std::uint32_t number) {
+    for_each_token(text, [&](std::string_view token) {
+      std::uint32_t t = term_id(token);
+      if (t == kStopword) return;
+      ++lengths_[field][number];
+      if (slot_.size() <= t) slot_.resize(t + 1, kAbsent);
+      if (slot_[t] == kAbsent) {
+        slot_[t] = static_cast<std::uint32_t>(doc_terms_.size());
+        doc_terms_.push_back({t, {}});
+      }
+      auto& tf = doc_terms_[slot_[t]].second[field];
+      if (tf < std::numeric_limits<std::uint16_t>::max()) ++tf;
+    });
+  }
+
+  void flush_document(std::uint32_t number) {
+    for (auto& [t, tf] : doc_terms_) {
+      raw_[t].push_back({number, tf});
+      slot_[t] = kAbsent;
+    }
+    doc_terms_.clear();
+  }
+
+  void finish_term(std::size_t t, const std::array<double, kMaxFields>& avg) {
+    const double k1 = index_.config.k1;
+    const double b = index_.config.b;
+    const auto w = field_weights();
+    const double n = static_cast<double>(lengths_[0].size());
+    std::vector<RawPosting>& raw = raw_[t];
+    const double df = static_cast<double>(raw.size());
+    index_.idf[t] = std::log(1.0 + (n - df + 0.5) / (df + 0.5));
+    std::vector<Posting>& out = index_.postings[t];
+    out.reserve(raw.size());
+    for (const RawPosting& p : raw) {
+      double tf_tilde = 0.0;
+      for (std::size_t f = 0; f < kMaxFields; ++f) {
+        if (p.tf[f] == 0) continue;
+        double norm = (1.0 - b) + (avg[f] > 0 ? b * lengths_[f][p.doc] / avg[f] : 0.0);
+        tf_tilde += w[f] * p.tf[f] / norm;
+      }
+      double denom = k1 + tf_tilde;
+      out.push_back({p.doc, static_cast<float>(denom > 0 ? tf_tilde / denom : 0.0)});
+    }
+    std::vector<RawPosting>().swap(raw);
+  }
+
+  IndexData& index_;
+  TermMap surface_;  // folded token -> term id (kStopword for stop words)
+  std::vector<std::vector<RawPosting>> raw_;
+  std::array<std::vector<std::uint32_t>, kMaxFields> lengths_;
+  std::vector<std::uint32_t> slot_;  // term id -> index in doc_terms_
+  std::vector<std::pair<std::uint32_t, std::array<std::uint16_t, kMaxFields>>> doc_terms_;
+};
+
+void add_filters(IndexData& index, const Document& doc) {
+  index.type.push_back(index.types.intern(fold_case(doc.type)));
+  index.layer.push_back(index.layers.intern(doc.layer));
+  std::vector<std::uint32_t> tag_ids;
+  for (const std::string& tag : doc.tags) tag_ids.push_back(index.tag_names.intern(fold_case(tag)));
+  std::sort(tag_ids.begin(), tag_ids.end());
+  tag_ids.erase(std::unique(tag_ids.begin(), tag_ids.end()), tag_ids.end());
+  index.tags.push_back(std::move(tag_ids));
+}
+
+struct Filter {
+  bool impossible = false;
+  std::uint32_t type = kAbsent;
+  std::uint32_t layer = kAbsent;
+  std::vector<std::uint32_t> tags;  // sorted
+};
+
+Filter resolve_filter(const IndexData& index, const SearchOptions& options) {
+  Filter filter;
+  auto resolve = [&](const Names& names, std::string_view name) {
+    std::uint32_t id = names.find(name);
+    if (id == kAbsent) filter.impossible = true;
+    return id;
+  };
+  if (!options.type.empty()) filter.type = resolve(index.types, fold_case(options.type));
+  if (!options.layer.empty()) filter.layer = resolve(index.layers, options.layer);
+  for (const std::string& tag : options.tags) filter.tags.push_back(resolve(index.tag_names, fold_case(tag)));
+  std::sort(filter.tags.begin(), filter.tags.end());
+  return filter;
+}
+
+bool passes(const IndexData& index, const Filter& filter, std::uint32_t doc) {
+  if (filter.type != kAbsent && index.type[doc] != filter.type) return false;
+  if (filter.layer != kAbsent && index.layer[doc] != filter.layer) return false;
+  const auto& tags = index.tags[doc];
+  return std::includes(tags.begin(), tags.end(), filter.tags.begin(), filter.tags.end());
+}
+
+struct Scored {
+  double score;
+  std::uint32_t doc;
+};
+
+// "a ranks before b": higher score, then lower doc number (= smaller id).
+bool ranks_before(const Scored& a, const Scored& b) {
+  return a.score > b.score || (a.score == b.score && a.doc < b.doc);
+}
+
+}  // namespace
+
+struct SearchIndex::Impl : IndexData {
+  using IndexData::IndexData;
+};
+
+SearchIndex::SearchIndex() = default;
+SearchIndex::SearchIndex(SearchIndex&&) noexcept = default;
+SearchIndex& SearchIndex::operator=(SearchIndex&&) noexcept = default;
+SearchIndex::~SearchIndex() = default;
+
+SearchIndex SearchIndex::build(const Bundle& bundle) { return build(bundle, IndexConfig{}); }
+
+SearchIndex SearchIndex::build(const Bundle& bundle, const IndexConfig& config) {
+  std::vector<Document> docs;
+  std::vector<const Concept*> sources;
+  for (const Concept& c : bundle.concepts()) {
+    if (is_reserved(c.id)) continue;
+    docs.push_back({c.id, c.title, c.description, c.body, c.tags, c.type, c.layer, c.status});
+    sources.push_back(&c);
+  }
+  SearchIndex index = build(docs, config);
+  // build() orders documents by id; map each back to its concept.
+  std::vector<std::size_t> order(docs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return docs[a].id < docs[b].id; });
+  for (std::size_t i = 0; i < order.size(); ++i) index.impl_->concepts[i] = sources[order[i]];
+  return index;
+}
+
+SearchIndex SearchIndex::build(std::span<const Document> documents, const IndexConfig& config) {
+  validate(config);
+  std::vector<std::size_t> order(documents.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return documents[a].id < documents[b].id; });
+  SearchIndex index;
+  index.impl_ = std::make_unique<Impl>(config);
+  Impl& impl = *index.impl_;
+  Builder builder(impl);
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const Document& doc = documents[order[i]];
+    if (doc.id.empty()) throw InputError("search: a document has an empty id");
+    if (i > 0 && doc.id == impl.ids.back()) throw InputError("search: duplicate document id '" + std::string(doc.id) + "'");
+    impl.ids.emplace_back(doc.id);
+    impl.multiplier.push_back(static_cast<float>(status_multiplier(doc.status)));
+    add_filters(impl, doc);
+    builder.add(doc, static_cast<std::uint32_t>(i));
+  }
+  builder.finish();
+  impl.concepts.assign(impl.ids.size(), nullptr);
+  return index;
+}
+
+std::vector<Hit> SearchIndex::search(std::string_view query, const SearchOptions& options) const {
+  const Impl& index = *impl_;
+  if (options.limit == 0) return {};
+  Filter filter = resolve_filter(index, options);
+  if (filter.impossible) return {};
+  Accumulator& acc = thread_accumulator();
+  AccumulatorLease lease{acc};
+  acc.reserve(index.ids.size());
+  for (const WeightedTerm& wt : index.analyzer.query_terms(query)) {
+    auto it = index.terms.find(wt.term);
+    if (it == index.terms.end()) continue;
+    const double weight = wt.weight * index.idf[it->second];
+    for (const Posting& p : index.postings[it->second]) {
+      double& score = acc.scores[p.doc];
+      if (score == 0.0) acc.touched.push_back(p.doc);
+      score += weight * p.impact;
+    }
+  }
+  std::vector<Scored> heap;  // worst of the best `limit` on top
+  heap.reserve(std::min(options.limit, acc.touched.size()));
+  for (std::uint32_t doc : acc.touched) {
+    if (!passes(index, filter, doc)) continue;
+    Scored s{acc.scores[doc] * index.multiplier[doc], doc};
+    if (heap.size() < options.limit) {
+      heap.push_back(s);
+      std::push_heap(heap.begin(), heap.end(), ranks_before);
+    } else if (ranks_before(s, heap.front())) {
+      std::pop_heap(heap.begin(), heap.end(), ranks_before);
+      heap.back() = s;
+      std::push_heap(heap.begin(), heap.end(), ranks_before);
+    }
+  }
+  std::sort_heap(heap.begin(), heap.end(), ranks_before);
+  std::vector<Hit> hits;
+  hits.reserve(heap.size());
+  for (const Scored& s : heap) hits.push_back({index.concepts[s.doc], s.score, index.ids[s.doc]});
+  return hits;
+}
+
+const IndexConfig& SearchIndex::config() const { return impl_->config; }
+
+IndexStats SearchIndex::stats() const { return impl_->stats; }
+
+}  // namespace okfbench::retrieval

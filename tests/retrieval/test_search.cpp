@@ -1,0 +1,255 @@
+#include "retrieval/search.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "retrieval/error.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace okfbench::retrieval {
+namespace {
+
+std::vector<std::string> ids_of(const std::vector<Hit>& hits) {
+  std::vector<std::string> ids;
+  for (const Hit& h : hits) ids.emplace_back(h.id);
+  return ids;
+}
+
+Document doc(std::string_view id, std::string_view title, std::string_view body) {
+  Document d;
+  d.id = id;
+  d.title = title;
+  d.body = body;
+  return d;
+}
+
+SearchOptions top(std::size_t k) {
+  SearchOptions options;
+  options.limit = k;
+  return options;
+}
+
+SearchOptions with_type(std::string type) {
+  SearchOptions options = top(10);
+  options.type = std::move(type);
+  return options;
+}
+
+SearchOptions with_tags(std::vector<std::string> tags) {
+  SearchOptions options = top(10);
+  options.tags = std::move(tags);
+  return options;
+}
+
+SearchOptions with_layer(std::string layer) {
+  SearchOptions options = top(10);
+  options.layer = std::move(layer);
+  return options;
+}
+
+IndexConfig flat(double k1 = 1.2, double b = 0.75) {
+  IndexConfig config;
+  config.mode = FieldMode::flat;
+  config.k1 = k1;
+  config.b = b;
+  return config;
+}
+
+// Flat corpus: lengths 3, 2, 4 -> avgdl 3.
+std::vector<Document> animals() {
+  return {
+      doc("d1", "cat", "cat dog"),
+      doc("d2", "dog", "bird"),
+      doc("d3", "fish", "fish fish cat"),
+  };
+}
+
+TEST(SearchFlat, ScoresAreBm25ByHand) {
+  SearchIndex index = SearchIndex::build(animals(), flat());
+  auto hits = index.search("cat", top(10));
+  ASSERT_EQ(ids_of(hits), (std::vector<std::string>{"d1", "d3"}));
+  // df(cat)=2 of N=3: idf = ln(1 + 1.5/2.5) = ln 1.6.
+  // d1: tf 2, B = 0.25 + 0.75*3/3 = 1    -> 2/(1.2+2)
+  // d3: tf 1, B = 0.25 + 0.75*4/3 = 1.25 -> 0.8/(1.2+0.8)
+  EXPECT_NEAR(hits[0].score, 0.470003629 * 0.625, 1e-7);
+  EXPECT_NEAR(hits[1].score, 0.470003629 * 0.4, 1e-7);
+  EXPECT_EQ(hits[0].concept_ptr, nullptr);
+}
+
+TEST(SearchFlat, K1AndBChangeTheScore) {
+  SearchIndex index = SearchIndex::build(animals(), flat(0.9, 0.4));
+  auto hits = index.search("fish", top(10));
+  ASSERT_EQ(ids_of(hits), (std::vector<std::string>{"d3"}));
+  // df 1: idf = ln(1 + 2.5/1.5); tf 3, B = 0.6 + 0.4*4/3; tf~ = 3/B.
+  double tf = 3.0 / (0.6 + 0.4 * 4.0 / 3.0);
+  EXPECT_NEAR(hits[0].score, std::log(1.0 + 2.5 / 1.5) * tf / (0.9 + tf), 1e-6);
+}
+
+// Fielded corpus. Lengths: A title 2, tags 1, description 2, body 3;
+// B title 2, tags 0, description 0, body 3. Averages: 2, 0.5, 1, 3.
+std::vector<std::string> fruit_tags = {"Fruit"};
+std::vector<Document> fruits() {
+  Document a = doc("A", "red apple", "red red fruit");
+  a.description = "sweet fruit";
+  a.tags = fruit_tags;
+  a.type = "Food";
+  a.layer = "kitchen";
+  Document b = doc("B", "green pear", "a red pear");
+  b.type = "Plant";
+  b.layer = "garden";
+  return {a, b};
+}
+
+TEST(SearchFielded, ScoresAreBm25fByHand) {
+  SearchIndex index = SearchIndex::build(fruits());
+  auto hits = index.search("red", top(10));
+  ASSERT_EQ(ids_of(hits), (std::vector<std::string>{"A", "B"}));
+  // idf = ln(1 + 0.5/2.5) = ln 1.2. A: title 3*1/1 + body 0.5*2/1 = 4.
+  // B: body 0.5*1/1 = 0.5.
+  EXPECT_NEAR(hits[0].score, std::log(1.2) * 4.0 / 5.2, 1e-7);
+  EXPECT_NEAR(hits[1].score, std::log(1.2) * 0.5 / 1.7, 1e-7);
+  EXPECT_NEAR(hits[0].score, 0.14024735, 1e-7);
+
+  // "fruit" only in A: tags 2.5/B(1.75) + description 2/B(1.75) + body 0.5/1.
+  hits = index.search("fruit", top(10));
+  ASSERT_EQ(ids_of(hits), (std::vector<std::string>{"A"}));
+  double tf = 2.5 / 1.75 + 2.0 / 1.75 + 0.5;
+  EXPECT_NEAR(hits[0].score, std::log(2.0) * tf / (1.2 + tf), 1e-7);
+}
+
+TEST(SearchFielded, PluralFormsMatchAtReducedWeight) {
+  SearchIndex index = SearchIndex::build(fruits());
+  auto apple = index.search("apple", top(10));
+  auto apples = index.search("apples", top(10));
+  ASSERT_EQ(ids_of(apples), (std::vector<std::string>{"A"}));
+  ASSERT_EQ(apple.size(), 1u);
+  EXPECT_NEAR(apple[0].score, std::log(2.0) * 3.0 / 4.2, 1e-7);
+  EXPECT_NEAR(apples[0].score, 0.95 * apple[0].score, 1e-7);
+  auto pears = index.search("pears", top(10));
+  EXPECT_EQ(ids_of(pears), (std::vector<std::string>{"B"}));
+}
+
+TEST(SearchFielded, QueryTermsAddUp) {
+  SearchIndex index = SearchIndex::build(fruits());
+  double red = index.search("red", top(1))[0].score;
+  double fruit = index.search("fruit", top(1))[0].score;
+  EXPECT_NEAR(index.search("red fruit", top(1))[0].score, red + fruit, 1e-7);
+  EXPECT_NEAR(index.search("red red", top(1))[0].score, 2 * red, 1e-7);
+}
+
+TEST(SearchFielded, StatusMultipliesTheScore) {
+  auto docs = fruits();
+  double stable = SearchIndex::build(docs).search("red", top(1))[0].score;
+  docs[0].status = Status::draft;
+  EXPECT_NEAR(SearchIndex::build(docs).search("red", top(1))[0].score, 0.8 * stable, 1e-7);
+  docs[0].status = Status::deprecated;
+  EXPECT_NEAR(SearchIndex::build(docs).search("red", top(1))[0].score, 0.5 * stable, 1e-7);
+}
+
+TEST(SearchFilters, TypeTagsAndLayer) {
+  SearchIndex index = SearchIndex::build(fruits());
+  EXPECT_EQ(ids_of(index.search("red", with_type("food"))), (std::vector<std::string>{"A"}));
+  EXPECT_EQ(ids_of(index.search("red", with_type("PLANT"))), (std::vector<std::string>{"B"}));
+  EXPECT_EQ(ids_of(index.search("red", with_tags({"FRUIT"}))), (std::vector<std::string>{"A"}));
+  EXPECT_TRUE(index.search("red", with_tags({"fruit", "veg"})).empty());
+  EXPECT_EQ(ids_of(index.search("red", with_layer("garden"))), (std::vector<std::string>{"B"}));
+  EXPECT_TRUE(index.search("red", with_type("Metric")).empty());
+}
+
+TEST(SearchRanking, TiesAreBrokenByIdAscending) {
+  std::vector<Document> docs = {
+      doc("c", "", "same words"), doc("a", "", "same words"), doc("b", "", "same words")};
+  SearchIndex index = SearchIndex::build(docs);
+  auto hits = index.search("same", top(10));
+  EXPECT_EQ(ids_of(hits), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(hits[0].score, hits[2].score);
+  EXPECT_EQ(ids_of(index.search("same", top(2))), (std::vector<std::string>{"a", "b"}));
+}
+
+TEST(SearchRanking, LimitsAndEmptyQueries) {
+  SearchIndex index = SearchIndex::build(animals(), flat());
+  EXPECT_TRUE(index.search("cat", top(0)).empty());
+  EXPECT_TRUE(index.search("", top(10)).empty());
+  EXPECT_TRUE(index.search("zebra ???", top(10)).empty());
+  EXPECT_EQ(clamp_tool_limit(0), 1u);
+  EXPECT_EQ(clamp_tool_limit(-3), 1u);
+  EXPECT_EQ(clamp_tool_limit(7), 7u);
+  EXPECT_EQ(clamp_tool_limit(1000), 50u);
+}
+
+// The bounded heap must give exactly the prefix of the full ranking.
+TEST(SearchRanking, TopKEqualsPrefixOfFullRanking) {
+  std::mt19937 rng(7);
+  const std::vector<std::string> words = {"alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta"};
+  std::vector<std::string> bodies, ids;
+  for (int i = 0; i < 300; ++i) {
+    std::string body;
+    for (int w = 0; w < 1 + static_cast<int>(rng() % 12); ++w) body += words[rng() % words.size()] + " ";
+    bodies.push_back(body);
+    ids.push_back("doc" + std::to_string(i));
+  }
+  std::vector<Document> docs;
+  for (int i = 0; i < 300; ++i) docs.push_back(doc(ids[i], "", bodies[i]));
+  SearchIndex index = SearchIndex::build(docs);
+  for (std::string query : {"alpha", "beta gamma", "theta eta zeta delta"}) {
+    auto all = index.search(query, top(1000));
+    ASSERT_TRUE(std::is_sorted(all.begin(), all.end(), [](const Hit& a, const Hit& b) {
+      return a.score > b.score || (a.score == b.score && a.id < b.id);
+    }));
+    for (std::size_t k : {1u, 5u, 17u}) {
+      auto best = index.search(query, top(k));
+      ASSERT_EQ(best.size(), k);
+      for (std::size_t i = 0; i < k; ++i) {
+        EXPECT_EQ(best[i].id, all[i].id);
+        EXPECT_EQ(best[i].score, all[i].score);
+      }
+    }
+  }
+}
+
+TEST(SearchBuild, RejectsDuplicateIdsAndBadConfig) {
+  std::vector<Document> docs = {doc("x", "", "a"), doc("x", "", "b")};
+  EXPECT_THROW(SearchIndex::build(docs), InputError);
+  std::vector<Document> unnamed = {doc("", "", "a")};
+  EXPECT_THROW(SearchIndex::build(unnamed), InputError);
+  EXPECT_THROW(SearchIndex::build(animals(), flat(-1, 0.5)), InputError);
+  EXPECT_THROW(SearchIndex::build(animals(), flat(1.2, 1.5)), InputError);
+}
+
+TEST(SearchBuild, StatsCountTermsPostingsAndTokens) {
+  SearchIndex index = SearchIndex::build(animals(), flat());
+  IndexStats stats = index.stats();
+  EXPECT_EQ(stats.documents, 3u);
+  EXPECT_EQ(stats.terms, 4u);     // cat dog bird fish
+  EXPECT_EQ(stats.postings, 6u);  // cat:2 dog:2 bird:1 fish:1
+  EXPECT_EQ(stats.tokens, 9u);
+  IndexConfig lucene = lucene_flat_config();
+  EXPECT_EQ(lucene.k1, 0.9);
+  EXPECT_EQ(lucene.b, 0.4);
+  EXPECT_EQ(lucene.analyzer.stemmer, Stemmer::porter);
+}
+
+TEST(SearchThreads, ConcurrentQueriesGiveTheSameResults) {
+  SearchIndex index = SearchIndex::build(fruits());
+  auto expected = ids_of(index.search("red fruit pear", top(10)));
+  std::vector<int> failures(4, 0);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&, i] {
+      for (int n = 0; n < 2000; ++n) {
+        if (ids_of(index.search("red fruit pear", top(10))) != expected) ++failures[i];
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures, (std::vector<int>{0, 0, 0, 0}));
+}
+
+}  // namespace
+}  // namespace okfbench::retrieval
