@@ -1,0 +1,54 @@
+#include "reports/format.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace okfbench::reports {
+
+namespace {
+
+std::string with_unknown(const MeanValue& v, std::string text) {
+  if (v.unknown > 0) text += fmt::format(" ({} n/a)", v.unknown);
+  return text;
+}
+
+}  // namespace
+
+std::string format_count(double value) {
+  auto rounded = static_cast<long long>(std::llround(value));
+  std::string digits = std::to_string(rounded < 0 ? -rounded : rounded);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return rounded < 0 ? "-" + out : out;
+}
+
+std::string format_decimal(double value, int places) { return fmt::format("{:.{}f}", value, places); }
+
+std::string format_dollars(double value) {
+  if (std::fabs(value) >= 1.0) return fmt::format("${:.2f}", value);
+  return fmt::format("${:.4g}", value);
+}
+
+std::string format_share(std::optional<double> share) {
+  return share ? fmt::format("{:.1f}%", *share * 100.0) : "n/a";
+}
+
+std::string format_ratio(std::optional<double> ratio) { return ratio ? fmt::format("{:.1f}x", *ratio) : "n/a"; }
+
+std::string format_mean_count(const MeanValue& v) {
+  return v.mean ? with_unknown(v, format_count(*v.mean)) : "n/a";
+}
+
+std::string format_mean_decimal(const MeanValue& v, int places) {
+  return v.mean ? with_unknown(v, format_decimal(*v.mean, places)) : "n/a";
+}
+
+std::string format_mean_dollars(const MeanValue& v) {
+  return v.mean ? with_unknown(v, format_dollars(*v.mean)) : "n/a";
+}
+
+}  // namespace okfbench::reports

@@ -1,0 +1,132 @@
+#include "reports/pricing.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cstdlib>
+
+#include "retrieval/error.hpp"
+
+namespace okfbench::reports {
+
+namespace {
+
+std::string where(const std::filesystem::path& path, const YAML::Node& node) {
+  return fmt::format("{}:{}", path.string(), node.Mark().line + 1);
+}
+
+template <typename T>
+T field(const std::filesystem::path& path, const YAML::Node& row, const char* key) {
+  YAML::Node value = row[key];
+  if (!value) throw InputError(fmt::format("{}: pricing row lacks '{}'; every row needs model, input, "
+                                           "cached_input, cache_write, output, source and as_of",
+                                           where(path, row), key));
+  try {
+    return value.as<T>();
+  } catch (const YAML::Exception&) {
+    throw InputError(fmt::format("{}: field '{}' has the wrong type", where(path, value), key));
+  }
+}
+
+ModelPrice read_row(const std::filesystem::path& path, const YAML::Node& row) {
+  ModelPrice p;
+  p.model = field<std::string>(path, row, "model");
+  p.input = field<double>(path, row, "input");
+  p.cached_input = field<double>(path, row, "cached_input");
+  p.cache_write = field<double>(path, row, "cache_write");
+  p.output = field<double>(path, row, "output");
+  p.source = field<std::string>(path, row, "source");
+  p.as_of = field<std::string>(path, row, "as_of");
+  for (double price : {p.input, p.cached_input, p.cache_write, p.output}) {
+    if (price < 0) throw InputError(fmt::format("{}: negative price for '{}'", where(path, row), p.model));
+  }
+  return p;
+}
+
+std::string_view without_gateway_prefix(std::string_view model) {
+  auto slash = model.rfind('/');
+  return slash == std::string_view::npos ? model : model.substr(slash + 1);
+}
+
+}  // namespace
+
+PricingTable PricingTable::load(const std::filesystem::path& path) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path.string());
+  } catch (const YAML::BadFile&) {
+    throw InputError(fmt::format("{}: cannot read the pricing table", path.string()));
+  } catch (const YAML::Exception& e) {
+    throw InputError(fmt::format("{}:{}: invalid YAML: {}", path.string(), e.mark.line + 1, e.msg));
+  }
+  if (!root["models"] || !root["models"].IsSequence()) {
+    throw InputError(fmt::format("{}: expected a 'models' list of price rows", path.string()));
+  }
+  PricingTable table;
+  for (const auto& row : root["models"]) table.rows_.push_back(read_row(path, row));
+  if (root["aliases"]) {
+    for (const auto& entry : root["aliases"]) {
+      PricingAlias alias{entry.first.as<std::string>(), entry.second.as<std::string>()};
+      if (!table.find_row(alias.priced_as)) {
+        throw InputError(fmt::format("{}: alias '{}' names '{}', which has no price row", where(path, entry.second),
+                                     alias.model, alias.priced_as));
+      }
+      table.aliases_.push_back(alias);
+    }
+  }
+  return table;
+}
+
+PricingTable PricingTable::load_default() {
+  if (const char* env = std::getenv("OKFBENCH_PRICING"); env && *env) return load(env);
+  return load(std::filesystem::path(OKFBENCH_SOURCE_DIR) / "datasets" / "pricing.yaml");
+}
+
+const ModelPrice* PricingTable::find_row(std::string_view model) const {
+  const ModelPrice* best = nullptr;
+  for (const auto& row : rows_) {
+    if (row.model == model) return &row;
+    bool dated_snapshot = model.size() > row.model.size() && model.starts_with(row.model) &&
+                          model[row.model.size()] == '-';
+    if (dated_snapshot && (!best || row.model.size() > best->model.size())) best = &row;
+  }
+  return best;
+}
+
+const ModelPrice* PricingTable::find(std::string_view model) const {
+  std::string_view name = without_gateway_prefix(model);
+  for (const auto& alias : aliases_) {
+    if (alias.model == name) return find_row(alias.priced_as);
+  }
+  return find_row(name);
+}
+
+TrialCost trial_cost(const TrialRecord& record, const PricingTable& pricing) {
+  TrialCost cost;
+  const ModelPrice* price = pricing.find(record.config.model);
+  if (!price) return cost;
+  if (record.turns.empty()) {
+    // A context trial that sent its pack to no model: priced as the one call
+    // that would send it, so one-shot and agent paths stay comparable.
+    if (record.context_tokens) cost.dollars = static_cast<double>(*record.context_tokens) * price->input / 1e6;
+    return cost;
+  }
+  // OpenAI never reports cache writes and does not charge for them, so an
+  // unknown write count only matters when writes cost extra.
+  bool writes_cost_extra = price->cache_write != price->input;
+  double total = 0.0;
+  for (const auto& turn : record.turns) {
+    if (!turn.input_tokens || !turn.output_tokens) return TrialCost{};
+    if (!turn.cached_tokens || (writes_cost_extra && !turn.cache_write_tokens)) ++cost.turns_cache_unknown;
+    auto cached = static_cast<double>(turn.cached_tokens.value_or(0));
+    auto written = static_cast<double>(turn.cache_write_tokens.value_or(0));
+    double uncached = static_cast<double>(*turn.input_tokens) - cached - written;
+    if (uncached < 0) uncached = 0;  // a provider that double-reports; never price negative input
+    total += uncached * price->input + cached * price->cached_input + written * price->cache_write +
+             static_cast<double>(*turn.output_tokens) * price->output;
+  }
+  cost.dollars = total / 1e6;
+  return cost;
+}
+
+}  // namespace okfbench::reports

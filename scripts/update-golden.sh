@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Regenerates every golden file under tests/golden/ from the current code:
+# builds the test programs that own golden files and runs them with
+# OKFBENCH_UPDATE_GOLDEN=1, which makes expect_golden() write instead of compare.
+# Review the diff (git diff tests/golden) before committing it.
+#   scripts/update-golden.sh [BUILD_DIR]     (default: build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="${1:-build}"
+[[ -d "$build" ]] || cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j2 --target test_reports
+OKFBENCH_UPDATE_GOLDEN=1 "$build/tests/test_reports" --gtest_brief=1
+git status --short tests/golden

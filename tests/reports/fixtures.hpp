@@ -1,0 +1,131 @@
+#pragma once
+// Hand-built trial records and golden-file helpers shared by the reports tests.
+// Golden files live in tests/golden/; scripts/update-golden.sh regenerates
+// them by running the tests with OKFBENCH_UPDATE_GOLDEN=1.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "reports/pricing.hpp"
+#include "reports/record.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace okfbench::reports::fixtures {
+
+inline const PricingTable& pricing() {
+  static const PricingTable table = [] {
+    auto dir = test::fresh_dir("fixture_pricing");
+    test::write_file(dir / "p.yaml", R"(models:
+  - model: m
+    input: 2.0
+    cached_input: 0.5
+    cache_write: 2.0
+    output: 8.0
+    source: test
+    as_of: 2026-01-01
+aliases:
+  sim: m
+)");
+    return PricingTable::load(dir / "p.yaml");
+  }();
+  return table;
+}
+
+inline TurnRecord turn(std::optional<std::int64_t> input, std::optional<std::int64_t> cached,
+                       std::optional<std::int64_t> output, std::optional<std::int64_t> fresh = std::nullopt) {
+  TurnRecord t;
+  t.input_tokens = input;
+  t.cached_tokens = cached;
+  t.cache_write_tokens = cached ? std::optional<std::int64_t>(0) : std::nullopt;
+  t.output_tokens = output;
+  t.new_input_tokens = fresh;
+  return t;
+}
+
+inline TrialRecord base(const std::string& question, PathKind kind) {
+  TrialRecord r;
+  r.bundle = "demo";
+  r.concept_count = 12;
+  r.question_set = "demo-questions";
+  r.question_id = question;
+  r.trial_key = std::string(kind == PathKind::context ? "c-" : "a-") + question;
+  r.config.kind = kind;
+  r.config.model = "sim";
+  r.config.cache_model = "openai";
+  if (kind == PathKind::context) {
+    r.config.budget_tokens = 2000;
+    r.config.k = 5;
+    r.config.hops = 1;
+  } else {
+    r.config.surface = "okf";
+    r.config.tools = {"search", "open"};
+    r.config.max_turns = 12;
+  }
+  return r;
+}
+
+inline TrialRecord context_trial(const std::string& q, std::int64_t input, double recall, double ndcg) {
+  TrialRecord r = base(q, PathKind::context);
+  r.turns = {turn(input, 0, 100, input)};
+  r.packed = {{"glossary/graph", 700, "seed"}, {"runbooks/slow-queries", 900, "via LINKS_TO from glossary/graph"}};
+  r.context_tokens = 1600;
+  r.retrieved_ids = {"glossary/graph", "runbooks/slow-queries"};
+  r.evidence_recall = recall;
+  r.measures = {{"ndcg_cut_10", ndcg}};
+  return r;
+}
+
+inline TrialRecord agent_trial(const std::string& q, bool cache_reported, double recall) {
+  TrialRecord r = base(q, PathKind::agent);
+  auto cached = [&](std::int64_t v) { return cache_reported ? std::optional<std::int64_t>(v) : std::nullopt; };
+  r.turns = {turn(1121, cached(0), 50, 1121), turn(1582, cached(0), 50, 461), turn(2187, cached(1024), 50),
+             turn(3071, cached(1536), 50)};
+  r.turns[0].tool_calls = {{"search", R"({"query":"slow query"})", 900, "", false}};
+  r.turns[1].tool_calls = {{"open", R"({"concept_id":"runbooks/slow-queries"})", 3000, "", false}};
+  r.turns[2].tool_calls = {{"open", R"({"concept_id":"glossary/graph"})", 1200, "", false}};
+  r.opened_ids = {"runbooks/slow-queries", "glossary/graph"};
+  r.answer = "See the runbook.";
+  r.citations = {"runbooks/slow-queries"};
+  r.evidence_recall = recall;
+  return r;
+}
+
+// Two context trials, two agent trials (the seed's per-turn inputs; the
+// second without cache counts) and one failed agent trial.
+inline std::vector<TrialRecord> small_run() {
+  TrialRecord failed = base("q3", PathKind::agent);
+  failed.error = "model timeout after 3 retries";
+  return {context_trial("q1", 2000, 1.0, 1.0), context_trial("q2", 2200, 0.5, 0.5), agent_trial("q1", true, 1.0),
+          agent_trial("q2", false, 0.5), failed};
+}
+
+inline RunManifest manifest() {
+  RunManifest m;
+  m.date = "2026-11-29T12:00:00Z";
+  m.host = "test-host";
+  m.git_sha = "0123456789abcdef";
+  m.build_type = "Release";
+  m.okfbench_version = "0.1.0";
+  m.spec_path = "datasets/experiments/default.yaml";
+  m.spec_hash = "feedface";
+  m.models = {{"sim", ""}};
+  m.cache_models = {"openai"};
+  m.seeds = {42};
+  return m;
+}
+
+inline void expect_golden(const std::string& name, const std::string& actual) {
+  auto path = test::source_dir() / "tests" / "golden" / name;
+  const char* update = std::getenv("OKFBENCH_UPDATE_GOLDEN");
+  if (update && std::string(update) == "1") {
+    test::write_file(path, actual);
+    return;
+  }
+  ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing; run scripts/update-golden.sh";
+  EXPECT_EQ(actual, test::read_file(path)) << "golden " << name
+                                           << " differs; if the change is intended run scripts/update-golden.sh";
+}
+
+}  // namespace okfbench::reports::fixtures

@@ -1,0 +1,121 @@
+#include "reports/pricing.hpp"
+
+#include <gtest/gtest.h>
+
+#include "retrieval/error.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace okfbench::reports {
+namespace {
+
+const char* kTable = R"(models:
+  - model: m
+    input: 2.0
+    cached_input: 0.5
+    cache_write: 2.0
+    output: 8.0
+    source: test
+    as_of: 2026-01-01
+  - model: m-mini
+    input: 1.0
+    cached_input: 0.1
+    cache_write: 1.25
+    output: 4.0
+    source: test
+    as_of: 2026-01-01
+aliases:
+  sim: m
+)";
+
+PricingTable test_table() {
+  auto dir = test::fresh_dir("pricing");
+  test::write_file(dir / "p.yaml", kTable);
+  return PricingTable::load(dir / "p.yaml");
+}
+
+TEST(Pricing, MatchesExactAliasGatewayPrefixAndDatedSnapshot) {
+  PricingTable t = test_table();
+  ASSERT_NE(t.find("m"), nullptr);
+  EXPECT_EQ(t.find("m")->model, "m");
+  EXPECT_EQ(t.find("sim")->model, "m");
+  EXPECT_EQ(t.find("vendor/m-mini")->model, "m-mini");
+  EXPECT_EQ(t.find("m-mini-2026-01-01")->model, "m-mini");  // longest prefix wins over "m"
+  EXPECT_EQ(t.find("mx"), nullptr);
+  EXPECT_EQ(t.find("other"), nullptr);
+}
+
+TEST(Pricing, TrialCostByHand) {
+  PricingTable t = test_table();
+  TrialRecord r;
+  r.config.model = "m-mini";
+  TurnRecord turn;
+  turn.input_tokens = 1'000'000;
+  turn.cached_tokens = 400'000;
+  turn.cache_write_tokens = 100'000;
+  turn.output_tokens = 10'000;
+  r.turns = {turn};
+  // 500k uncached * 1.0 + 400k * 0.1 + 100k * 1.25 + 10k * 4.0 = 0.5 + 0.04 + 0.125 + 0.04
+  TrialCost c = trial_cost(r, t);
+  ASSERT_TRUE(c.dollars.has_value());
+  EXPECT_NEAR(*c.dollars, 0.705, 1e-12);
+  EXPECT_EQ(c.turns_cache_unknown, 0);
+}
+
+TEST(Pricing, UnknownCountsNeverBecomeZeroCost) {
+  PricingTable t = test_table();
+  TrialRecord r;
+  r.config.model = "m";
+  TurnRecord turn;
+  turn.input_tokens = 1000;
+  turn.output_tokens = 0;  // cached unknown: priced uncached, and counted
+  r.turns = {turn};
+  TrialCost c = trial_cost(r, t);
+  ASSERT_TRUE(c.dollars.has_value());
+  EXPECT_NEAR(*c.dollars, 0.002, 1e-12);
+  EXPECT_EQ(c.turns_cache_unknown, 1);
+  r.turns[0].output_tokens.reset();
+  EXPECT_FALSE(trial_cost(r, t).dollars.has_value());
+  r.config.model = "unpriced";
+  r.turns[0].output_tokens = 5;
+  EXPECT_FALSE(trial_cost(r, t).dollars.has_value());
+}
+
+TEST(Pricing, ContextTrialWithoutModelCallIsPricedAsItsPack) {
+  PricingTable t = test_table();
+  TrialRecord r;
+  r.config.model = "m";
+  r.context_tokens = 2000;
+  EXPECT_NEAR(*trial_cost(r, t).dollars, 0.004, 1e-12);
+}
+
+TEST(Pricing, BadTableNamesFileLineAndField) {
+  auto dir = test::fresh_dir("pricing_bad");
+  test::write_file(dir / "p.yaml", "models:\n  - model: x\n    input: 1\n    output: cheap\n");
+  try {
+    PricingTable::load(dir / "p.yaml");
+    FAIL();
+  } catch (const InputError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("p.yaml:2"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("cached_input"), std::string::npos) << msg;
+  }
+  test::write_file(dir / "q.yaml", std::string(kTable) + "  x: nope\n");
+  EXPECT_THROW(PricingTable::load(dir / "q.yaml"), InputError);
+  EXPECT_THROW(PricingTable::load(dir / "missing.yaml"), InputError);
+}
+
+TEST(Pricing, ShippedTableLoadsAndHasDatedSourcedRows) {
+  PricingTable t = PricingTable::load(test::source_dir() / "datasets" / "pricing.yaml");
+  ASSERT_GE(t.rows().size(), 5u);
+  for (const auto& row : t.rows()) {
+    EXPECT_FALSE(row.source.empty()) << row.model;
+    EXPECT_EQ(row.as_of.size(), 10u) << row.model;
+    EXPECT_LE(row.cached_input, row.input) << row.model;
+  }
+  ASSERT_NE(t.find("sim"), nullptr);
+  ASSERT_NE(t.find("gpt-4.1-mini-2025-04-14"), nullptr);
+  EXPECT_EQ(t.find("gpt-4.1-mini-2025-04-14")->model, "gpt-4.1-mini");
+}
+
+}  // namespace
+}  // namespace okfbench::reports
