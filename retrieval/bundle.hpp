@@ -11,12 +11,15 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace okfbench::retrieval {
 
 enum class Severity { warning, error };
 
+// Errors make a bundle non-conformant (OKF v0.2 section 11) and mean the file
+// was skipped; warnings describe content that was loaded with a fix-up.
 struct Diagnostic {
   Severity severity = Severity::warning;
   std::string path;  // bundle-relative, '/'-separated
@@ -25,6 +28,9 @@ struct Diagnostic {
   bool operator==(const Diagnostic&) const = default;
 };
 
+// okf: OKF v0.2 conformance (frontmatter with a non-empty `type` required).
+// repo: plain markdown documentation trees; frontmatter optional, type
+// defaults to "Document", title from the first H1 or the file name.
 enum class Profile { okf, repo };
 
 struct LoadOptions {
@@ -52,12 +58,15 @@ struct Verification {
 };
 
 struct Link {
-  std::string target;    // resolved concept id ("" when unresolved)
+  // Resolved concept id, or for a link to a directory index the index's id
+  // without ".md" (e.g. "tables/index"); "" when unresolved.
+  std::string target;
   std::string raw;       // the href as written
   std::string relation;  // "LINKS_TO" or the upper-snake heading/frontmatter relation
   std::string text;      // link text
-  int line = 0;
+  int line = 0;          // 1-based line in the file; frontmatter links use the entry's line
   bool resolved = false;
+  bool from_frontmatter = false;
   bool operator==(const Link&) const = default;
 };
 
@@ -74,12 +83,15 @@ struct Concept {
   std::string type;
   std::string title;
   std::string description;
+  std::string resource;
   std::vector<std::string> tags;
   Status status = Status::stable;
   std::string stale_after;  // timestamp string as written, "" when absent
   std::vector<Verification> verified;
   TrustTier trust = TrustTier::unverified;
-  bool generated = false;
+  bool generated = false;    // a `generated` block names a non-human actor
+  std::string generated_by;  // actor as written ("" when absent)
+  std::string generated_at;  // timestamp as written; legacy `timestamp` as fallback
   std::vector<Source> sources;
   std::string body;  // markdown after the frontmatter
   std::vector<Link> links;
@@ -88,9 +100,19 @@ struct Concept {
   std::map<std::string, std::string> extra;  // unknown top-level keys, as YAML text
   std::size_t bytes = 0;
 
-  // Stale on or after stale_after; `now` is an ISO-8601 UTC timestamp.
+  // Stale on or after stale_after (OKF v0.2 section 5.5); `now` is an
+  // ISO-8601 timestamp. False when stale_after is absent or invalid.
   bool is_stale(const std::string& now) const;
 };
+
+std::string_view to_string(Severity severity);
+std::string_view to_string(Status status);
+std::string_view to_string(TrustTier tier);  // "unverified", "machine-confirmed", "human-reviewed"
+std::string_view to_string(Profile profile);
+std::optional<Profile> parse_profile(std::string_view name);
+
+// The current time as "YYYY-MM-DDTHH:MM:SSZ", for is_stale().
+std::string now_utc();
 
 struct LogEntry {
   std::string date;   // YYYY-MM-DD
@@ -132,6 +154,9 @@ class Bundle {
   const std::vector<Concept>& concepts() const;  // sorted by id
   const std::vector<Diagnostic>& diagnostics() const;
   const Concept* find(std::string_view id) const;  // nullptr when absent; never touches disk
+  // Like find(), but also accepts the forms agents write: "/metrics/x.md",
+  // "metrics/x.md", "./metrics/x". Never touches disk; "../x" finds nothing.
+  const Concept* lookup(std::string_view reference) const;
   // Index of a concept in concepts(), for dense per-concept arrays.
   std::optional<std::size_t> position(std::string_view id) const;
 
@@ -141,10 +166,20 @@ class Bundle {
   std::vector<const Link*> unresolved(std::string_view id) const;
   std::size_t link_count() const;
   std::size_t broken_link_count() const;
+  std::size_t total_bytes() const;  // bytes of the concept files that were loaded
+  const LoadOptions& options() const;
 
   // Layers, indexes and logs.
-  std::map<std::string, std::size_t> layers() const;  // top-level directory -> concept count
+  // Top-level directory -> number of concepts below it (at any depth).
+  // Concepts at the bundle root belong to no layer and are not counted here.
+  std::map<std::string, std::size_t> layers() const;
+  // `layer` is any directory path ("", "tables", "references/joins"; a
+  // trailing "/" or "/index.md" is accepted). nullopt when the bundle has no
+  // such directory (including any path that would leave the root).
   std::optional<LayerIndex> index(std::string_view layer = {}) const;
+  // Entries of every log.md, newest date first (root log before deeper logs
+  // on the same date, file order within a log). With a concept id: only
+  // entries that link to the concept or name its file ("metrics/x.md").
   std::vector<LogEntry> history(std::string_view concept_id = {}) const;
 
   // Writes a new concept (and a log entry) atomically inside the bundle and

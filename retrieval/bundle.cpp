@@ -1,0 +1,446 @@
+// Bundle::load: walk, parallel parse, deterministic merge; and the queries.
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <deque>
+#include <thread>
+#include <unordered_map>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include "retrieval/bundle_impl.hpp"
+#include "retrieval/error.hpp"
+#include "retrieval/frontmatter.hpp"
+
+namespace okfbench::retrieval {
+namespace fs = std::filesystem;
+using detail::FileKind;
+using detail::FileTask;
+using detail::ParsedFile;
+
+namespace {
+
+bool is_within(const fs::path& path, const fs::path& root) {
+  auto [root_end, path_it] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
+  return root_end == root.end();
+}
+
+// Collects the markdown files of a bundle in sorted order. Hidden entries are
+// skipped; symlinks are followed only when they stay inside the root.
+class Walker {
+ public:
+  Walker(const fs::path& root, const LoadOptions& options, std::vector<Diagnostic>& diagnostics)
+      : root_(fs::canonical(root)), options_(options), diagnostics_(diagnostics) {}
+
+  std::vector<FileTask> run() {
+    visited_.insert(root_.string());
+    walk(root_, "");
+    return std::move(tasks_);
+  }
+
+ private:
+  void walk(const fs::path& directory, const std::string& relative) {
+    std::error_code error;
+    std::vector<fs::directory_entry> entries;
+    for (fs::directory_iterator it(directory, error), end; !error && it != end; it.increment(error))
+      entries.push_back(*it);
+    if (error) {
+      diagnostics_.push_back({Severity::error, relative, 0,
+                              fmt::format("cannot list the directory: {}; check its permissions", error.message())});
+      return;
+    }
+    std::sort(entries.begin(), entries.end(),
+              [](const auto& a, const auto& b) { return a.path().filename() < b.path().filename(); });
+    for (const fs::directory_entry& entry : entries) visit(entry, relative);
+  }
+
+  void visit(const fs::directory_entry& entry, const std::string& parent) {
+    std::string name = entry.path().filename().string();
+    if (name.starts_with(".")) return;
+    std::string relative = parent.empty() ? name : parent + "/" + name;
+    std::error_code error;
+    fs::path real = entry.path();
+    if (entry.is_symlink(error)) {
+      real = fs::canonical(entry.path(), error);
+      if (error) {
+        if (name.ends_with(".md"))
+          diagnostics_.push_back({Severity::warning, relative, 0, "broken symbolic link; remove it or fix its target"});
+        return;
+      }
+      if (!is_within(real, root_)) {
+        diagnostics_.push_back({Severity::error, relative, 0,
+                                "symbolic link points outside the bundle root; it was not followed (copy the "
+                                "target into the bundle instead)"});
+        return;
+      }
+    }
+    if (fs::is_directory(real, error)) {
+      if (visited_.insert(real.string()).second) walk(real, relative);
+      return;
+    }
+    if (!name.ends_with(".md") || !fs::is_regular_file(real, error)) return;
+    add_file(relative, real);
+  }
+
+  void add_file(const std::string& relative, const fs::path& real) {
+    std::string_view name = std::string_view(relative).substr(relative.rfind('/') + 1);
+    FileKind kind = name == "index.md" ? FileKind::index : name == "log.md" ? FileKind::log : FileKind::concept_file;
+    if (kind == FileKind::concept_file && !within_guardrails(relative, real)) return;
+    tasks_.push_back({relative, real, kind});
+  }
+
+  bool within_guardrails(const std::string& relative, const fs::path& real) {
+    if (stopped_) return false;
+    std::error_code error;
+    std::uintmax_t size = fs::file_size(real, error);
+    if (!error && size <= options_.max_file_bytes) total_bytes_ += size;
+    if (++files_ > options_.max_files) {
+      stop(relative, fmt::format("the bundle has more than {} markdown files (max_files); files from here "
+                                 "on were not loaded; raise --max-files or point at a smaller directory",
+                                 options_.max_files));
+      return false;
+    }
+    if (total_bytes_ > options_.max_total_bytes) {
+      stop(relative, fmt::format("the markdown files exceed {} bytes in total (max_total_bytes); files "
+                                 "from here on were not loaded; raise --max-total-bytes",
+                                 options_.max_total_bytes));
+      return false;
+    }
+    return true;
+  }
+
+  void stop(const std::string& relative, std::string message) {
+    stopped_ = true;
+    diagnostics_.push_back({Severity::error, relative, 0, std::move(message)});
+  }
+
+  fs::path root_;
+  const LoadOptions& options_;
+  std::vector<Diagnostic>& diagnostics_;
+  std::vector<FileTask> tasks_;
+  std::set<std::string> visited_;
+  std::size_t files_ = 0;
+  std::uintmax_t total_bytes_ = 0;
+  bool stopped_ = false;
+};
+
+// Parses every task on `threads` threads; results land at the task's index,
+// so the outcome does not depend on scheduling.
+std::vector<ParsedFile> parse_all(const std::vector<FileTask>& tasks, const LoadOptions& options) {
+  std::vector<ParsedFile> results(tasks.size());
+  unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, tasks.size() / 64 + 1));
+  constexpr std::size_t chunk = 32;
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t begin; (begin = next.fetch_add(chunk)) < tasks.size();)
+      for (std::size_t i = begin; i < std::min(tasks.size(), begin + chunk); ++i)
+        results[i] = detail::parse_file(tasks[i], options);
+  };
+  std::vector<std::jthread> pool;
+  for (unsigned i = 1; i < threads; ++i) pool.emplace_back(work);
+  work();
+  return results;
+}
+
+void add_ancestors(std::set<std::string>& directories, std::string_view path) {
+  std::string_view dir = parent_dir(path);
+  while (directories.insert(std::string(dir)).second && !dir.empty()) dir = parent_dir(dir);
+}
+
+void sort_diagnostics(std::vector<Diagnostic>& diagnostics) {
+  std::stable_sort(diagnostics.begin(), diagnostics.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    return std::tie(a.path, a.line) < std::tie(b.path, b.line);
+  });
+}
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+void check_clashes(const std::vector<Concept>& concepts, const std::set<std::string>& directories,
+                   std::vector<Diagnostic>& diagnostics) {
+  std::unordered_map<std::string, const Concept*> folded;
+  for (const Concept& item : concepts) {
+    if (directories.contains(item.id))
+      diagnostics.push_back({Severity::warning, item.path, 0,
+                             fmt::format("concept id `{0}` is also a directory ({0}/); `{0}` names the concept "
+                                         "and `{0}/` its directory index, which readers confuse; rename one",
+                                         item.id)});
+    auto [it, inserted] = folded.emplace(lower(item.id), &item);
+    if (!inserted)
+      diagnostics.push_back({Severity::warning, item.path, 0,
+                             fmt::format("concept id `{}` differs from `{}` only by letter case; they collide on "
+                                         "case-insensitive file systems; rename one",
+                                         item.id, it->second->id)});
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(Severity severity) { return severity == Severity::error ? "error" : "warning"; }
+
+std::string_view to_string(Status status) {
+  switch (status) {
+    case Status::draft: return "draft";
+    case Status::deprecated: return "deprecated";
+    default: return "stable";
+  }
+}
+
+std::string_view to_string(TrustTier tier) {
+  switch (tier) {
+    case TrustTier::human_reviewed: return "human-reviewed";
+    case TrustTier::machine_confirmed: return "machine-confirmed";
+    default: return "unverified";
+  }
+}
+
+std::string_view to_string(Profile profile) { return profile == Profile::repo ? "repo" : "okf"; }
+
+std::optional<Profile> parse_profile(std::string_view name) {
+  if (name == "okf") return Profile::okf;
+  if (name == "repo") return Profile::repo;
+  return std::nullopt;
+}
+
+std::string now_utc() {
+  auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", now);
+}
+
+bool Concept::is_stale(const std::string& now) const {
+  std::optional<std::int64_t> limit = parse_timestamp(stale_after);
+  std::optional<std::int64_t> current = parse_timestamp(now);
+  return limit && current && *current >= *limit;
+}
+
+Bundle::Bundle() : impl_(std::make_unique<Impl>()) {}
+Bundle::Bundle(Bundle&&) noexcept = default;
+Bundle& Bundle::operator=(Bundle&&) noexcept = default;
+Bundle::~Bundle() = default;
+
+Bundle Bundle::load(const fs::path& root, const LoadOptions& options) {
+  std::error_code error;
+  if (!fs::is_directory(root, error))
+    throw InputError(fmt::format("{}: not a directory; pass the folder that holds the bundle's markdown files",
+                                 root.string()));
+  Bundle bundle;
+  Impl& impl = *bundle.impl_;
+  impl.root = fs::canonical(root);
+  impl.options = options;
+  std::vector<FileTask> tasks = Walker(impl.root, options, impl.load_diagnostics).run();
+  std::vector<ParsedFile> files = parse_all(tasks, options);
+  impl.directories.insert("");
+  std::vector<detail::ParsedConcept> parsed;
+  for (ParsedFile& file : files) {
+    for (Diagnostic& diagnostic : file.diagnostics) impl.load_diagnostics.push_back(std::move(diagnostic));
+    if (!file.loaded) continue;
+    add_ancestors(impl.directories, file.path);
+    if (file.kind == FileKind::concept_file) {
+      impl.total_bytes += file.parsed.item.bytes;
+      parsed.push_back(std::move(file.parsed));
+    } else if (file.kind == FileKind::index) {
+      impl.index_texts[std::string(parent_dir(file.path))] = std::move(file.text);
+    } else {
+      impl.logs.emplace_back(std::string(parent_dir(file.path)), std::move(file.entries));
+    }
+  }
+  std::sort(parsed.begin(), parsed.end(),
+            [](const auto& a, const auto& b) { return a.item.id < b.item.id; });
+  std::sort(impl.logs.begin(), impl.logs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  impl.concepts.reserve(parsed.size());
+  impl.raw_links.reserve(parsed.size());
+  for (detail::ParsedConcept& item : parsed) {
+    impl.concepts.push_back(std::move(item.item));
+    impl.raw_links.push_back(std::move(item.raw_links));
+  }
+  impl.finalize();
+  return bundle;
+}
+
+std::optional<std::size_t> Bundle::Impl::position(std::string_view id) const {
+  auto it = std::lower_bound(concepts.begin(), concepts.end(), id,
+                             [](const Concept& item, std::string_view key) { return item.id < key; });
+  if (it == concepts.end() || it->id != id) return std::nullopt;
+  return static_cast<std::size_t>(it - concepts.begin());
+}
+
+std::string Bundle::Impl::resolve_path(const ResolvedHref& href, bool& is_edge) const {
+  is_edge = true;
+  const std::string& path = href.path;
+  auto directory_index = [this](const std::string& dir) {
+    return directories.contains(dir) ? (dir.empty() ? std::string("index") : dir + "/index") : std::string();
+  };
+  if (href.directory || path.empty()) return directory_index(path);
+  std::string_view name = std::string_view(path).substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
+  if (path.ends_with(".md")) {
+    std::string id = path.substr(0, path.size() - 3);
+    if (name == "index.md") return directory_index(std::string(parent_dir(path)));
+    if (name == "log.md") {
+      std::string_view scope = parent_dir(path);
+      bool found = std::any_of(logs.begin(), logs.end(), [&](const auto& log) { return log.first == scope; });
+      return found ? id : std::string();
+    }
+    return position(id) ? id : std::string();
+  }
+  if (position(path)) return path;  // extensionless link to a concept
+  if (directories.contains(path)) return directory_index(path);
+  if (name.find('.') != std::string_view::npos) is_edge = false;  // a link to an asset such as a .py file
+  return {};
+}
+
+void Bundle::Impl::finalize() {
+  std::vector<Diagnostic> link_diagnostics;
+  link_count = 0;
+  broken_link_count = 0;
+  backlinks.assign(concepts.size(), {});
+  for (std::size_t source = 0; source < concepts.size(); ++source) {
+    Concept& item = concepts[source];
+    item.links.clear();
+    for (const RawLink& raw : raw_links[source]) {
+      ResolvedHref href = resolve_href(item.path, raw.href);
+      if (href.kind == HrefKind::external || href.kind == HrefKind::anchor) continue;
+      Link link{"", raw.href, raw.relation, raw.text, raw.line, false, raw.from_frontmatter};
+      if (href.kind == HrefKind::escapes_root) {
+        link_diagnostics.push_back({Severity::warning, item.path, raw.line,
+                                    fmt::format("link `{}` climbs above the bundle root with `..`; it was "
+                                                "treated as broken; link inside the bundle (e.g. `/x.md`)",
+                                                raw.href)});
+      } else {
+        bool is_edge = true;
+        link.target = resolve_path(href, is_edge);
+        if (!is_edge) continue;
+        link.resolved = !link.target.empty();
+      }
+      if (link.resolved) {
+        if (std::optional<std::size_t> target = position(link.target))
+          backlinks[*target].emplace_back(source, item.links.size());
+      } else {
+        ++broken_link_count;
+      }
+      ++link_count;
+      item.links.push_back(std::move(link));
+    }
+  }
+  check_clashes(concepts, directories, link_diagnostics);
+  diagnostics = load_diagnostics;
+  diagnostics.insert(diagnostics.end(), link_diagnostics.begin(), link_diagnostics.end());
+  sort_diagnostics(diagnostics);
+}
+
+const fs::path& Bundle::root() const { return impl_->root; }
+const std::vector<Concept>& Bundle::concepts() const { return impl_->concepts; }
+const std::vector<Diagnostic>& Bundle::diagnostics() const { return impl_->diagnostics; }
+std::size_t Bundle::link_count() const { return impl_->link_count; }
+std::size_t Bundle::broken_link_count() const { return impl_->broken_link_count; }
+std::size_t Bundle::total_bytes() const { return impl_->total_bytes; }
+const LoadOptions& Bundle::options() const { return impl_->options; }
+std::optional<std::size_t> Bundle::position(std::string_view id) const { return impl_->position(id); }
+
+const Concept* Bundle::find(std::string_view id) const {
+  std::optional<std::size_t> at = impl_->position(id);
+  return at ? &impl_->concepts[*at] : nullptr;
+}
+
+const Concept* Bundle::lookup(std::string_view reference) const {
+  std::optional<std::string> id = normalize_reference(reference);
+  return id ? find(*id) : nullptr;
+}
+
+std::vector<const Link*> Bundle::unresolved(std::string_view id) const {
+  std::vector<const Link*> links;
+  if (const Concept* item = lookup(id))
+    for (const Link& link : item->links)
+      if (!link.resolved) links.push_back(&link);
+  return links;
+}
+
+std::vector<Neighbor> Bundle::neighbors(std::string_view id, Direction direction, std::string_view relation,
+                                        int hops) const {
+  std::vector<Neighbor> found;
+  std::optional<std::string> start_id = normalize_reference(id);
+  std::optional<std::size_t> start = start_id ? position(*start_id) : std::nullopt;
+  if (!start || hops < 1) return found;
+  std::string wanted = relation.empty() ? std::string() : relation_from_heading(relation);
+  std::vector<bool> seen(impl_->concepts.size(), false);
+  seen[*start] = true;
+  std::deque<std::pair<std::size_t, int>> queue{{*start, 0}};
+  auto reach = [&](std::size_t from, std::size_t to, const std::string& edge, int depth) {
+    if (seen[to] || (!wanted.empty() && edge != wanted)) return;
+    seen[to] = true;
+    found.push_back({impl_->concepts[to].id, edge, impl_->concepts[from].id, depth});
+    if (depth < hops) queue.emplace_back(to, depth);
+  };
+  while (!queue.empty()) {
+    auto [current, depth] = queue.front();
+    queue.pop_front();
+    if (direction != Direction::in)
+      for (const Link& link : impl_->concepts[current].links)
+        if (std::optional<std::size_t> to = link.resolved ? position(link.target) : std::nullopt)
+          reach(current, *to, link.relation, depth + 1);
+    if (direction != Direction::out)
+      for (auto [source, link_index] : impl_->backlinks[current])
+        reach(current, source, impl_->concepts[source].links[link_index].relation, depth + 1);
+  }
+  return found;
+}
+
+std::map<std::string, std::size_t> Bundle::layers() const {
+  std::map<std::string, std::size_t> counts;
+  for (const Concept& item : impl_->concepts)
+    if (!item.layer.empty()) ++counts[item.layer];
+  return counts;
+}
+
+namespace {
+
+std::optional<std::string> normalize_layer(std::string_view layer) {
+  std::optional<std::string> dir = join_path({}, percent_decode(layer));
+  if (!dir) return std::nullopt;
+  if (*dir == "index.md" || *dir == "index") return std::string();
+  for (std::string_view suffix : {"/index.md", "/index"})
+    if (dir->ends_with(suffix)) return dir->substr(0, dir->size() - suffix.size());
+  return dir;
+}
+
+std::string synthesize_index(const LayerIndex& index) {
+  std::string text = fmt::format("# {}\n\n", index.layer.empty() ? "Bundle" : index.layer);
+  for (const IndexEntry& entry : index.concepts) {
+    std::string_view name = std::string_view(entry.id).substr(entry.id.rfind('/') + 1);
+    text += fmt::format("* [{}]({}.md){}{}\n", entry.title, name, entry.description.empty() ? "" : " - ",
+                        entry.description);
+  }
+  if (!index.subdirs.empty()) {
+    text += "\n# Subdirectories\n\n";
+    for (const std::string& subdir : index.subdirs) text += fmt::format("* [{0}]({0}/)\n", subdir);
+  }
+  return text;
+}
+
+}  // namespace
+
+std::optional<LayerIndex> Bundle::index(std::string_view layer) const {
+  std::optional<std::string> dir = normalize_layer(layer);
+  if (!dir || !impl_->directories.contains(*dir)) return std::nullopt;
+  LayerIndex index;
+  index.layer = *dir;
+  for (const std::string& other : impl_->directories)
+    if (!other.empty() && other != *dir && parent_dir(other) == *dir)
+      index.subdirs.push_back(other.substr(dir->empty() ? 0 : dir->size() + 1));
+  for (const Concept& item : impl_->concepts)
+    if (parent_dir(item.path) == *dir)
+      index.concepts.push_back({item.id, item.title, item.description, item.type});
+  if (auto it = impl_->index_texts.find(*dir); it != impl_->index_texts.end()) {
+    index.text = it->second;
+  } else {
+    index.text = synthesize_index(index);
+    index.synthesized = true;
+  }
+  return index;
+}
+
+}  // namespace okfbench::retrieval

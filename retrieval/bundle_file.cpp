@@ -1,0 +1,244 @@
+// Reading one bundle file: bytes, encoding checks, frontmatter, body.
+#include <fcntl.h>
+#include <cerrno>
+#include <cstring>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utf8proc.h>
+#include <yaml-cpp/yaml.h>
+
+#include <fmt/format.h>
+
+#include "retrieval/bundle_impl.hpp"
+#include "retrieval/frontmatter.hpp"
+#include "retrieval/markdown.hpp"
+
+namespace okfbench::retrieval::detail {
+namespace {
+
+constexpr std::size_t max_repo_description = 300;
+
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// Reads the whole file; "" with an error message on failure.
+std::string read_all(const std::filesystem::path& path, std::size_t max_bytes, std::string& error) {
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  struct stat info {};
+  if (fd.get() < 0 || ::fstat(fd.get(), &info) != 0) {
+    error = fmt::format("cannot read the file ({}); check its permissions", std::strerror(errno));
+    return {};
+  }
+  auto size = static_cast<std::size_t>(info.st_size);
+  if (size > max_bytes) {
+    error = fmt::format("file is {} bytes, over the limit of {} bytes; it was skipped (raise "
+                        "--max-file-bytes to load it)",
+                        size, max_bytes);
+    return {};
+  }
+  std::string content(size, '\0');
+  std::size_t done = 0;
+  while (done < size) {
+    ssize_t got = ::read(fd.get(), content.data() + done, size - done);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    done += static_cast<std::size_t>(got);
+  }
+  content.resize(done);
+  return content;
+}
+
+int line_of_offset(std::string_view text, std::size_t offset) {
+  int line = 1;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i)
+    if (text[i] == '\n') ++line;
+  return line;
+}
+
+// Offset of the first byte that is not valid UTF-8, or npos.
+std::size_t invalid_utf8_offset(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    utf8proc_int32_t codepoint = 0;
+    utf8proc_ssize_t length = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(text.data() + i),
+                                               static_cast<utf8proc_ssize_t>(text.size() - i), &codepoint);
+    if (length <= 0) return i;
+    i += static_cast<std::size_t>(length);
+  }
+  return std::string_view::npos;
+}
+
+// Removes a UTF-8 BOM and CR before LF, reporting each as a warning.
+void normalize_encoding(std::string& content, const std::string& path, std::vector<Diagnostic>& diagnostics) {
+  if (content.starts_with("\xEF\xBB\xBF")) {
+    content.erase(0, 3);
+    diagnostics.push_back({Severity::warning, path, 1,
+                           "file starts with a UTF-8 byte order mark; it was ignored, but save the file "
+                           "as UTF-8 without BOM so other tools see the frontmatter fence"});
+  }
+  std::size_t first_cr = content.find("\r\n");
+  if (first_cr == std::string::npos) return;
+  diagnostics.push_back({Severity::warning, path, line_of_offset(content, first_cr),
+                         "file uses CRLF line endings; they were read as LF, but convert the file to LF "
+                         "(e.g. dos2unix) so line-based tools agree"});
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < content.size(); ++i) {
+    if (content[i] == '\r' && i + 1 < content.size() && content[i + 1] == '\n') continue;
+    content[out++] = content[i];
+  }
+  content.resize(out);
+}
+
+std::string file_stem(std::string_view path) {
+  std::string_view name = path.substr(path.rfind('/') == std::string_view::npos ? 0 : path.rfind('/') + 1);
+  if (name.ends_with(".md")) name.remove_suffix(3);
+  return std::string(name);
+}
+
+// Cuts at a UTF-8 character boundary at or before `limit` bytes.
+std::string clip(std::string text, std::size_t limit) {
+  if (text.size() <= limit) return text;
+  std::size_t cut = limit;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  text.resize(cut);
+  return text;
+}
+
+std::string id_of(std::string_view path) { return std::string(path.substr(0, path.size() - 3)); }
+
+std::string layer_of(std::string_view path) {
+  std::size_t slash = path.find('/');
+  return slash == std::string_view::npos ? std::string() : std::string(path.substr(0, slash));
+}
+
+bool read_concept_frontmatter(const SplitDocument& split, const LoadOptions& options, ParsedFile& file) {
+  Concept& item = file.parsed.item;
+  Profile profile = options.profile;
+  if (split.fence == Fence::none) {
+    if (profile == Profile::repo) return true;
+    file.diagnostics.push_back({Severity::error, file.path, 1,
+                                "no YAML frontmatter; start the file with a `---` line, `type: <Type>`, "
+                                "and a closing `---` line; the file was skipped"});
+    return false;
+  }
+  if (split.fence == Fence::unterminated) {
+    Severity severity = profile == Profile::okf ? Severity::error : Severity::warning;
+    file.diagnostics.push_back(
+        {severity, file.path, 1,
+         fmt::format("frontmatter opened with `---` on line 1 is never closed; add a `---` line after "
+                     "the YAML{}",
+                     profile == Profile::okf ? "; the file was skipped" : "; the file was loaded as plain markdown")});
+    return profile == Profile::repo;
+  }
+  FrontmatterOutcome outcome =
+      read_frontmatter(split.yaml, split.yaml_line, profile, item, file.parsed.raw_links, file.diagnostics);
+  return outcome == FrontmatterOutcome::loaded || profile == Profile::repo;
+}
+
+void parse_concept(std::string_view text, const LoadOptions& options, ParsedFile& file) {
+  Concept& item = file.parsed.item;
+  item.path = file.path;
+  item.id = id_of(file.path);
+  item.layer = layer_of(file.path);
+  SplitDocument split = split_frontmatter(text);
+  if (!read_concept_frontmatter(split, options, file)) return;
+  if (split.fence != Fence::closed) split.body = text, split.body_line = 1;
+  MarkdownScan scan = scan_markdown(split.body, split.body_line);
+  if (item.type.empty()) item.type = "Document";  // repo profile only
+  if (item.title.empty()) item.title = !scan.first_h1.empty() ? scan.first_h1 : file_stem(file.path);
+  if (item.description.empty() && options.profile == Profile::repo)
+    item.description = clip(std::move(scan.first_text), max_repo_description);
+  for (const Source& source : item.sources)
+    item.citations.push_back({source.id, source.title.empty() ? source.resource : source.title});
+  for (Citation& footnote : scan.footnotes) item.citations.push_back(std::move(footnote));
+  for (Citation& entry : scan.citation_items) item.citations.push_back(std::move(entry));
+  for (RawLink& link : scan.links) file.parsed.raw_links.push_back(std::move(link));
+  item.body = std::string(split.body);
+  file.loaded = true;
+}
+
+void parse_index(std::string_view text, ParsedFile& file) {
+  SplitDocument split = split_frontmatter(text);
+  bool root = file.path == "index.md";
+  if (split.fence == Fence::closed) {
+    if (!root) {
+      file.diagnostics.push_back({Severity::warning, file.path, 1,
+                                  "index.md carries frontmatter; only the bundle-root index.md may (for "
+                                  "okf_version); remove the block"});
+    } else {
+      try {
+        YAML::Node node = YAML::Load(std::string(split.yaml));
+        if (!node.IsMap() && !node.IsNull())
+          file.diagnostics.push_back({Severity::warning, file.path, split.yaml_line,
+                                      "root index.md frontmatter is not a mapping; write `okf_version: \"0.2\"`"});
+      } catch (const YAML::Exception& e) {
+        file.diagnostics.push_back({Severity::warning, file.path, split.yaml_line + std::max(0, e.mark.line),
+                                    fmt::format("invalid YAML in root index.md frontmatter: {}; the body is "
+                                                "still readable",
+                                                e.msg)});
+      }
+    }
+  }
+  file.text = std::string(split.fence == Fence::closed ? split.body : text);
+  file.loaded = true;
+}
+
+}  // namespace
+
+ParsedFile parse_file(const FileTask& task, const LoadOptions& options) {
+  ParsedFile file;
+  file.kind = task.kind;
+  file.path = task.path;
+  std::string error;
+  std::string content = read_all(task.absolute, options.max_file_bytes, error);
+  if (!error.empty()) {
+    file.diagnostics.push_back({Severity::error, file.path, 0, std::move(error)});
+    return file;
+  }
+  file.parsed.item.bytes = content.size();
+  if (content.empty() && task.kind == FileKind::concept_file) {
+    Severity severity = options.profile == Profile::okf ? Severity::error : Severity::warning;
+    file.diagnostics.push_back({severity, file.path, 0,
+                                "file is empty; add frontmatter with a `type` and a body, or delete it; "
+                                "the file was skipped"});
+    return file;
+  }
+  normalize_encoding(content, file.path, file.diagnostics);
+  if (std::size_t bad = invalid_utf8_offset(content); bad != std::string::npos) {
+    file.diagnostics.push_back(
+        {Severity::error, file.path, line_of_offset(content, bad),
+         fmt::format("invalid UTF-8 at byte {}; re-encode the file as UTF-8 (e.g. iconv -f latin1 -t "
+                     "utf-8); the file was skipped",
+                     bad)});
+    return file;
+  }
+  switch (task.kind) {
+    case FileKind::concept_file: parse_concept(content, options, file); break;
+    case FileKind::index: parse_index(content, file); break;
+    case FileKind::log: {
+      SplitDocument split = split_frontmatter(content);  // a log may carry frontmatter (acme_retail)
+      if (split.fence != Fence::closed) split.body = content, split.body_line = 1;
+      file.entries = parse_log(split.body, split.body_line, file.path, file.diagnostics);
+      file.loaded = true;
+      break;
+    }
+  }
+  return file;
+}
+
+}  // namespace okfbench::retrieval::detail

@@ -1,0 +1,77 @@
+#pragma once
+// Private to retrieval/bundle*.cpp: the state behind Bundle and the steps of
+// loading it. Not part of the contract.
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "retrieval/bundle.hpp"
+#include "retrieval/links.hpp"
+
+namespace okfbench::retrieval::detail {
+
+enum class FileKind { concept_file, index, log };
+
+// One markdown file found by the walk, read and parsed later in parallel.
+struct FileTask {
+  std::string path;  // bundle-relative
+  std::filesystem::path absolute;
+  FileKind kind = FileKind::concept_file;
+};
+
+struct StoredLogEntry {
+  LogEntry entry;
+  std::vector<std::string> targets;  // concept ids the entry links to
+};
+
+struct ParsedConcept {
+  Concept item;
+  std::vector<RawLink> raw_links;
+};
+
+// The result of reading one file: a concept, an index text or log entries.
+struct ParsedFile {
+  FileKind kind = FileKind::concept_file;
+  std::string path;
+  bool loaded = false;
+  ParsedConcept parsed;                 // kind == concept
+  std::string text;                     // kind == index: the body
+  std::vector<StoredLogEntry> entries;  // kind == log
+  std::vector<Diagnostic> diagnostics;
+};
+
+ParsedFile parse_file(const FileTask& task, const LoadOptions& options);
+
+// Reads the entries of a log.md body; `first_line` is its first file line.
+std::vector<StoredLogEntry> parse_log(std::string_view body, int first_line, const std::string& path,
+                                      std::vector<Diagnostic>& diagnostics);
+
+}  // namespace okfbench::retrieval::detail
+
+namespace okfbench::retrieval {
+
+struct Bundle::Impl {
+  std::filesystem::path root;
+  LoadOptions options;
+  std::vector<Concept> concepts;                  // sorted by id
+  std::vector<std::vector<RawLink>> raw_links;    // parallel to concepts
+  std::vector<Diagnostic> load_diagnostics;       // walk and per-file problems
+  std::vector<Diagnostic> diagnostics;            // load_diagnostics + link problems, sorted
+  std::set<std::string> directories;              // every directory with markdown below it ("" = root)
+  std::map<std::string, std::string> index_texts;  // directory -> index.md body
+  std::vector<std::pair<std::string, std::vector<detail::StoredLogEntry>>> logs;  // scope -> entries
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> backlinks;  // target -> (source, link)
+  std::size_t link_count = 0;
+  std::size_t broken_link_count = 0;
+  std::size_t total_bytes = 0;
+
+  // Resolves raw links into Concept::links, builds backlinks and counts, and
+  // merges diagnostics. Called after loading and after remember().
+  void finalize();
+  std::optional<std::size_t> position(std::string_view id) const;
+  // What a link path names: a concept id, "<dir>/index", "<dir>/log", or "".
+  std::string resolve_path(const ResolvedHref& href, bool& is_edge) const;
+};
+
+}  // namespace okfbench::retrieval

@@ -1,0 +1,421 @@
+#include "retrieval/frontmatter.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <chrono>
+#include <fmt/format.h>
+
+namespace okfbench::retrieval {
+namespace {
+
+bool is_blank(std::string_view text) {
+  return text.find_first_not_of(" \t") == std::string_view::npos;
+}
+
+bool is_fence_line(std::string_view line, std::string_view fence) {
+  return line.starts_with(fence) && is_blank(line.substr(fence.size()));
+}
+
+// Parses exactly `count` digits at `pos`; -1 when they are not all digits.
+int digits(std::string_view text, std::size_t pos, std::size_t count) {
+  if (pos + count > text.size()) return -1;
+  int value = 0;
+  for (std::size_t i = pos; i < pos + count; ++i) {
+    if (text[i] < '0' || text[i] > '9') return -1;
+    value = value * 10 + (text[i] - '0');
+  }
+  return value;
+}
+
+std::optional<int> parse_offset_seconds(std::string_view zone) {
+  if (zone == "Z" || zone == "z") return 0;
+  if (zone.size() != 6 && zone.size() != 5 && zone.size() != 3) return std::nullopt;
+  if (zone[0] != '+' && zone[0] != '-') return std::nullopt;
+  int hours = digits(zone, 1, 2);
+  int minutes = 0;
+  if (zone.size() == 6) {
+    if (zone[3] != ':') return std::nullopt;
+    minutes = digits(zone, 4, 2);
+  } else if (zone.size() == 5) {
+    minutes = digits(zone, 3, 2);
+  }
+  if (hours < 0 || hours > 23 || minutes < 0 || minutes > 59) return std::nullopt;
+  int seconds = hours * 3600 + minutes * 60;
+  return zone[0] == '-' ? -seconds : seconds;
+}
+
+bool is_plain_non_string(const YAML::Node& node) {
+  if (node.Tag() != "?") return false;  // quoted scalars are strings
+  const std::string& text = node.Scalar();
+  if (text.empty() || text == "~" || text == "null" || text == "Null" || text == "NULL") return true;
+  if (text == "true" || text == "false" || text == "True" || text == "False" || text == "TRUE" ||
+      text == "FALSE")
+    return true;
+  std::size_t start = (text[0] == '-' || text[0] == '+') ? 1 : 0;
+  if (start == text.size()) return false;
+  for (std::size_t i = start; i < text.size(); ++i) {
+    char c = text[i];
+    if (!((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '_')) return false;
+  }
+  return true;
+}
+
+std::string_view kind_name(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Map: return "a mapping";
+    case YAML::NodeType::Null: return "empty";
+    default: return "a scalar";
+  }
+}
+
+// Everything read_frontmatter needs to report problems at the right line.
+class Reader {
+ public:
+  Reader(int yaml_line, Concept& item, std::vector<Diagnostic>& diagnostics)
+      : yaml_line_(yaml_line), concept_(item), diagnostics_(diagnostics) {}
+
+  int line_of(const YAML::Node& node) const {
+    int mark = node.Mark().line;
+    return mark >= 0 ? yaml_line_ + mark : yaml_line_;
+  }
+
+  void report(Severity severity, int line, std::string message) {
+    diagnostics_.push_back({severity, concept_.path, line, std::move(message)});
+  }
+  void warn(const YAML::Node& node, std::string message) {
+    report(Severity::warning, line_of(node), std::move(message));
+  }
+
+  // A scalar field as a string; warns and returns "" for lists and mappings.
+  std::string text(const YAML::Node& node, std::string_view key) {
+    if (!node || node.IsNull()) return {};
+    if (node.IsScalar()) return node.Scalar();
+    warn(node, fmt::format("`{}` is {}; write it as a plain string. The field was ignored", key,
+                           kind_name(node)));
+    return {};
+  }
+
+  std::string timestamp(const YAML::Node& node, std::string_view key) {
+    std::string value = text(node, key);
+    if (!value.empty() && !parse_timestamp(value))
+      warn(node, fmt::format("`{}: {}` is not an ISO 8601 timestamp with a UTC offset; write it "
+                             "like 2026-06-30T14:00:00Z",
+                             key, value));
+    return value;
+  }
+
+  std::optional<std::string> actor(const YAML::Node& node, std::string_view key) {
+    std::string value = text(node, key);
+    if (value.empty()) {
+      warn(node, fmt::format("`{}` has no actor; add `by: human:<id>`, `by: process:<id>` or "
+                             "`by: <producer>/<version>`. The entry was ignored",
+                             key));
+      return std::nullopt;
+    }
+    if (!classify_actor(value)) {
+      warn(node, fmt::format("`{}: {}` is not an actor; use human:<id>, process:<id> or "
+                             "<producer>/<version> (no spaces). The entry was ignored",
+                             key, value));
+      return std::nullopt;
+    }
+    return value;
+  }
+
+ private:
+  int yaml_line_;
+  Concept& concept_;
+  std::vector<Diagnostic>& diagnostics_;
+};
+
+void read_tags(Reader& reader, const YAML::Node& node, Concept& item) {
+  if (!node || node.IsNull()) return;
+  if (node.IsScalar()) {
+    item.tags.push_back(node.Scalar());
+    return;
+  }
+  if (!node.IsSequence()) {
+    reader.warn(node, "`tags` is a mapping; write a list such as [sales, orders]. Tags were ignored");
+    return;
+  }
+  for (const YAML::Node& tag : node) {
+    if (tag.IsScalar() && !tag.Scalar().empty())
+      item.tags.push_back(tag.Scalar());
+    else
+      reader.warn(tag, "a `tags` entry is not a plain string; it was ignored");
+  }
+}
+
+void read_status(Reader& reader, const YAML::Node& node, Concept& item) {
+  std::string value = reader.text(node, "status");
+  if (value.empty() || value == "stable") return;
+  if (value == "draft") {
+    item.status = Status::draft;
+  } else if (value == "deprecated") {
+    item.status = Status::deprecated;
+  } else {
+    reader.warn(node, fmt::format("`status: {}` is not draft, stable or deprecated; treated as "
+                                  "stable",
+                                  value));
+  }
+}
+
+void read_generated(Reader& reader, const YAML::Node& node, Concept& item) {
+  if (!node || node.IsNull()) return;
+  if (node.IsScalar()) {  // `generated: true` from producers that only flag it
+    item.generated = node.Scalar() == "true";
+    return;
+  }
+  if (!node.IsMap()) {
+    reader.warn(node, "`generated` is a list; write `generated: { by: <actor>, at: <timestamp> }`");
+    return;
+  }
+  item.generated_at = reader.timestamp(node["at"], "generated.at");
+  if (auto by = reader.actor(node["by"], "generated.by")) {
+    item.generated_by = *by;
+    item.generated = classify_actor(*by) != ActorKind::human;
+  }
+}
+
+void read_verification(Reader& reader, const YAML::Node& entry, Concept& item) {
+  if (!entry.IsMap()) {
+    reader.warn(entry, "a `verified` entry is not a mapping; write `{ by: <actor>, at: "
+                       "<timestamp> }`. The entry was ignored");
+    return;
+  }
+  std::optional<std::string> by = reader.actor(entry["by"], "verified.by");
+  if (!by) return;
+  item.verified.push_back({*by, reader.timestamp(entry["at"], "verified.at")});
+}
+
+void read_verified(Reader& reader, const YAML::Node& node, Concept& item) {
+  if (!node || node.IsNull()) return;
+  if (node.IsSequence()) {
+    for (const YAML::Node& entry : node) read_verification(reader, entry, item);
+  } else {
+    read_verification(reader, node, item);  // a bare mapping is a one-element list (5.2)
+  }
+  item.trust = trust_tier(item.verified);
+}
+
+void read_sources(Reader& reader, const YAML::Node& node, Concept& item) {
+  if (!node || node.IsNull()) return;
+  if (!node.IsSequence()) {
+    reader.warn(node, "`sources` is not a list; write `sources: [{ id, resource, title }]`");
+    return;
+  }
+  for (const YAML::Node& entry : node) {
+    if (entry.IsScalar()) {
+      item.sources.push_back({"", entry.Scalar(), ""});
+      continue;
+    }
+    if (!entry.IsMap()) {
+      reader.warn(entry, "a `sources` entry is a list; write `{ id, resource, title }`");
+      continue;
+    }
+    Source source{reader.text(entry["id"], "sources.id"), reader.text(entry["resource"], "sources.resource"),
+                  reader.text(entry["title"], "sources.title")};
+    if (source.resource.empty())
+      reader.warn(entry, "a `sources` entry has no `resource`; add the URL, bundle path or scope "
+                         "it derives from");
+    reader.timestamp(entry["last_modified"], "sources.last_modified");
+    item.sources.push_back(std::move(source));
+  }
+}
+
+void read_links(Reader& reader, const YAML::Node& node, std::vector<RawLink>& links) {
+  if (!node || node.IsNull()) return;
+  if (!node.IsSequence()) {
+    reader.warn(node, "`links` is not a list; write `links: [{ target: /x.md, rel: depends_on }]`");
+    return;
+  }
+  for (const YAML::Node& entry : node) {
+    RawLink link;
+    link.line = reader.line_of(entry);
+    link.from_frontmatter = true;
+    if (entry.IsScalar()) {
+      link.href = entry.Scalar();
+    } else if (entry.IsMap()) {
+      link.href = reader.text(entry["target"], "links.target");
+      link.relation = reader.text(entry["rel"], "links.rel");
+      link.text = reader.text(entry["title"], "links.title");
+    }
+    if (link.href.empty()) {
+      reader.warn(entry, "a `links` entry has no `target`; write `{ target: /x.md, rel: ... }`");
+      continue;
+    }
+    link.relation = relation_from_heading(link.relation);
+    links.push_back(std::move(link));
+  }
+}
+
+// The one required field (OKF v0.2 section 4.1). Returns an error message or "".
+std::string check_type(const YAML::Node& node) {
+  if (!node) return "frontmatter has no `type`; add a line such as `type: Playbook`";
+  if (!node.IsScalar() || is_plain_non_string(node)) {
+    if (node.IsNull() || (node.IsScalar() && node.Scalar().empty()))
+      return "`type` is empty; give the concept a type such as `type: Playbook`";
+    return fmt::format("`type` must be a string, not {}; write e.g. `type: Playbook`",
+                       node.IsScalar() ? std::string_view("a number, boolean or null") : kind_name(node));
+  }
+  if (is_blank(node.Scalar())) return "`type` is empty; give the concept a type such as `type: Playbook`";
+  return {};
+}
+
+const std::vector<std::string_view>& known_keys() {
+  static const std::vector<std::string_view> keys{
+      "type", "title", "description", "resource", "tags", "status", "stale_after",
+      "generated", "verified", "sources", "links", "timestamp"};
+  return keys;
+}
+
+bool is_known(std::string_view key) {
+  for (std::string_view known : known_keys())
+    if (key == known) return true;
+  return false;
+}
+
+}  // namespace
+
+SplitDocument split_frontmatter(std::string_view text) {
+  SplitDocument split;
+  split.body = text;
+  std::size_t first_end = text.find('\n');
+  std::string_view first = text.substr(0, first_end);
+  if (!is_fence_line(first, "---")) return split;
+  if (first_end == std::string_view::npos) {
+    split.fence = Fence::unterminated;
+    return split;
+  }
+  std::size_t pos = first_end + 1;
+  int line = 2;
+  while (pos <= text.size()) {
+    std::size_t end = text.find('\n', pos);
+    std::string_view current = text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
+    if (is_fence_line(current, "---") || is_fence_line(current, "...")) {
+      split.fence = Fence::closed;
+      split.yaml = text.substr(first_end + 1, pos - first_end - 1);
+      split.yaml_line = 2;
+      split.body = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+      split.body_line = line + 1;
+      return split;
+    }
+    if (end == std::string_view::npos) break;
+    pos = end + 1;
+    ++line;
+  }
+  split.fence = Fence::unterminated;
+  return split;
+}
+
+FrontmatterOutcome read_frontmatter(std::string_view yaml, int yaml_line, Profile profile,
+                                    Concept& item, std::vector<RawLink>& links,
+                                    std::vector<Diagnostic>& diagnostics) {
+  Reader reader(yaml_line, item, diagnostics);
+  Severity fatal = profile == Profile::okf ? Severity::error : Severity::warning;
+  std::string_view consequence =
+      profile == Profile::okf ? "; the file was skipped" : "; the file was loaded as plain markdown";
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml));
+  } catch (const YAML::Exception& e) {
+    reader.report(fatal, yaml_line + std::max(0, e.mark.line),
+                  fmt::format("invalid YAML in frontmatter: {}{}", e.msg, consequence));
+    return FrontmatterOutcome::skip;
+  }
+  if (!root.IsMap()) {
+    if (root.IsNull() && profile == Profile::repo) return FrontmatterOutcome::loaded;
+    reader.report(fatal, yaml_line,
+                  fmt::format("frontmatter is {}, not a mapping of keys to values; write `key: "
+                              "value` lines{}",
+                              kind_name(root), consequence));
+    return FrontmatterOutcome::skip;
+  }
+  item.frontmatter_yaml = std::string(yaml);
+  if (std::string problem = check_type(root["type"]); !problem.empty()) {
+    if (profile == Profile::okf) {
+      reader.report(Severity::error, root["type"] ? reader.line_of(root["type"]) : yaml_line,
+                    problem + "; the file was skipped");
+      return FrontmatterOutcome::skip;
+    }
+  } else {
+    item.type = root["type"].Scalar();
+  }
+  item.title = reader.text(root["title"], "title");
+  item.description = reader.text(root["description"], "description");
+  item.resource = reader.text(root["resource"], "resource");
+  read_tags(reader, root["tags"], item);
+  read_status(reader, root["status"], item);
+  item.stale_after = reader.timestamp(root["stale_after"], "stale_after");
+  read_generated(reader, root["generated"], item);
+  if (item.generated_at.empty()) item.generated_at = reader.timestamp(root["timestamp"], "timestamp");
+  read_verified(reader, root["verified"], item);
+  read_sources(reader, root["sources"], item);
+  if (const YAML::Node window = root["usage_window"]; window && window.IsMap()) {
+    reader.timestamp(window["from"], "usage_window.from");
+    reader.timestamp(window["to"], "usage_window.to");
+  }
+  read_links(reader, root["links"], links);
+  for (const auto& entry : root) {
+    std::string key = entry.first.IsScalar() ? entry.first.Scalar() : YAML::Dump(entry.first);
+    if (!is_known(key)) item.extra[key] = YAML::Dump(entry.second);
+  }
+  return FrontmatterOutcome::loaded;
+}
+
+std::optional<std::int64_t> parse_timestamp(std::string_view text) {
+  int year = digits(text, 0, 4);
+  int month = digits(text, 5, 2);
+  int day = digits(text, 8, 2);
+  if (year < 0 || month < 1 || month > 12 || day < 1 || text[4] != '-' || text[7] != '-')
+    return std::nullopt;
+  std::chrono::year_month_day date{std::chrono::year{year}, std::chrono::month{static_cast<unsigned>(month)},
+                                   std::chrono::day{static_cast<unsigned>(day)}};
+  if (!date.ok()) return std::nullopt;
+  std::int64_t seconds = std::chrono::sys_days{date}.time_since_epoch().count() * 86400LL;
+  if (text.size() == 10) return seconds;
+  if (text[10] != 'T' && text[10] != 't' && text[10] != ' ') return std::nullopt;
+  int hour = digits(text, 11, 2);
+  int minute = digits(text, 14, 2);
+  if (hour < 0 || hour > 23 || minute < 0 || minute > 59 || text.size() < 17 || text[13] != ':')
+    return std::nullopt;
+  std::size_t pos = 16;
+  int second = 0;
+  if (pos < text.size() && text[pos] == ':') {
+    second = digits(text, pos + 1, 2);
+    if (second < 0 || second > 60) return std::nullopt;  // 60: leap second
+    pos += 3;
+    if (pos < text.size() && text[pos] == '.') {
+      std::size_t end = pos + 1;
+      while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
+      if (end == pos + 1) return std::nullopt;
+      pos = end;
+    }
+  }
+  std::optional<int> offset = parse_offset_seconds(text.substr(pos));
+  if (!offset) return std::nullopt;
+  return seconds + hour * 3600 + minute * 60 + second - *offset;
+}
+
+std::optional<ActorKind> classify_actor(std::string_view actor) {
+  if (actor.empty() || actor.find_first_of(" \t\r\n") != std::string_view::npos) return std::nullopt;
+  if (actor.starts_with("human:"))
+    return actor.size() > 6 ? std::optional(ActorKind::human) : std::nullopt;
+  if (actor.starts_with("process:"))
+    return actor.size() > 8 ? std::optional(ActorKind::process) : std::nullopt;
+  std::size_t slash = actor.find('/');
+  if (slash == std::string_view::npos || slash == 0 || slash + 1 == actor.size()) return std::nullopt;
+  return ActorKind::agent;
+}
+
+TrustTier trust_tier(const std::vector<Verification>& verified) {
+  TrustTier tier = TrustTier::unverified;
+  for (const Verification& entry : verified) {
+    std::optional<ActorKind> kind = classify_actor(entry.by);
+    if (kind == ActorKind::human) return TrustTier::human_reviewed;
+    if (kind) tier = TrustTier::machine_confirmed;
+  }
+  return tier;
+}
+
+}  // namespace okfbench::retrieval

@@ -1,0 +1,175 @@
+#include "retrieval/markdown.hpp"
+
+#include <cmark-gfm.h>
+
+#include <memory>
+
+namespace okfbench::retrieval {
+namespace {
+
+struct ParserDeleter {
+  void operator()(cmark_parser* parser) const { cmark_parser_free(parser); }
+};
+struct NodeDeleter {
+  void operator()(cmark_node* node) const { cmark_node_free(node); }
+};
+struct IterDeleter {
+  void operator()(cmark_iter* iter) const { cmark_iter_free(iter); }
+};
+
+// One parser per thread: cmark_parser_finish() resets it for the next document,
+// which saves an allocation of the parser state per file.
+cmark_parser* thread_parser() {
+  thread_local std::unique_ptr<cmark_parser, ParserDeleter> parser{cmark_parser_new(CMARK_OPT_FOOTNOTES)};
+  return parser.get();
+}
+
+void append_plain_text(cmark_node* node, std::string& out) {
+  switch (cmark_node_get_type(node)) {
+    case CMARK_NODE_TEXT:
+    case CMARK_NODE_CODE:
+      if (const char* literal = cmark_node_get_literal(node)) out += literal;
+      return;
+    case CMARK_NODE_SOFTBREAK:
+    case CMARK_NODE_LINEBREAK:
+      out.push_back(' ');
+      return;
+    case CMARK_NODE_IMAGE:
+    case CMARK_NODE_FOOTNOTE_REFERENCE:
+      return;
+    default:
+      break;
+  }
+  for (cmark_node* child = cmark_node_first_child(node); child; child = cmark_node_next(child)) {
+    bool block = child != cmark_node_first_child(node) &&
+                 (cmark_node_get_type(child) & CMARK_NODE_TYPE_MASK) == CMARK_NODE_TYPE_BLOCK;
+    if (block) out.push_back(' ');
+    append_plain_text(child, out);
+  }
+}
+
+std::string plain_text(cmark_node* node) {
+  std::string out;
+  append_plain_text(node, out);
+  return out;
+}
+
+std::string_view line_at(std::string_view text, int line) {
+  std::size_t pos = 0;
+  for (int i = 1; i < line; ++i) {
+    pos = text.find('\n', pos);
+    if (pos == std::string_view::npos) return {};
+    ++pos;
+  }
+  std::size_t end = text.find('\n', pos);
+  return text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
+}
+
+// cmark-gfm has no accessor for a footnote definition's label, so read it back
+// from the source line: the "[^label]:" that ends just before the content.
+std::string footnote_label(std::string_view body, cmark_node* definition) {
+  std::string_view line = line_at(body, cmark_node_get_start_line(definition));
+  auto column = static_cast<std::size_t>(std::max(1, cmark_node_get_start_column(definition)));
+  std::string_view before = line.substr(0, std::min(line.size(), column - 1));
+  std::size_t open = before.rfind("[^");
+  std::size_t close = before.rfind("]:");
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open) return {};
+  return std::string(before.substr(open + 2, close - open - 2));
+}
+
+bool is_citations_heading(std::string_view text) {
+  return text == "Citations" || text == "citations" || text == "CITATIONS";
+}
+
+class Scanner {
+ public:
+  Scanner(std::string_view body, int first_line) : body_(body), line_offset_(first_line - 1) {}
+
+  MarkdownScan run(cmark_node* document) {
+    std::unique_ptr<cmark_iter, IterDeleter> iter{cmark_iter_new(document)};
+    cmark_event_type event;
+    while ((event = cmark_iter_next(iter.get())) != CMARK_EVENT_DONE) {
+      cmark_node* node = cmark_iter_get_node(iter.get());
+      if (event == CMARK_EVENT_ENTER)
+        enter(iter.get(), node);
+      else
+        exit(node);
+    }
+    return std::move(scan_);
+  }
+
+ private:
+  void enter(cmark_iter* iter, cmark_node* node) {
+    switch (cmark_node_get_type(node)) {
+      case CMARK_NODE_HEADING: heading(iter, node); break;
+      case CMARK_NODE_LINK: link(node); break;
+      case CMARK_NODE_IMAGE:  // no edge; skip the alt text too
+        cmark_iter_reset(iter, node, CMARK_EVENT_EXIT);
+        break;
+      case CMARK_NODE_FOOTNOTE_DEFINITION:
+        in_footnote_ = true;
+        scan_.footnotes.push_back({footnote_label(body_, node), plain_text(node)});
+        break;
+      case CMARK_NODE_PARAGRAPH:
+      case CMARK_NODE_BLOCK_QUOTE:
+        if (scan_.first_text.empty() && !in_footnote_) scan_.first_text = plain_text(node);
+        break;
+      case CMARK_NODE_ITEM:
+        if (in_citations_ && cmark_node_parent(cmark_node_parent(node)) == cmark_node_parent(citations_heading_))
+          scan_.citation_items.push_back({"", plain_text(node)});
+        break;
+      default: break;
+    }
+  }
+
+  void exit(cmark_node* node) {
+    if (cmark_node_get_type(node) == CMARK_NODE_FOOTNOTE_DEFINITION) in_footnote_ = false;
+  }
+
+  void heading(cmark_iter* iter, cmark_node* node) {
+    std::string text = plain_text(node);
+    int level = cmark_node_get_heading_level(node);
+    if (level == 1 && scan_.first_h1.empty()) scan_.first_h1 = text;
+    if (in_citations_ && level <= citations_level_) in_citations_ = false;
+    if (is_citations_heading(text)) {
+      in_citations_ = true;
+      citations_level_ = level;
+      citations_heading_ = node;
+    }
+    // Links inside the heading itself keep the relation of the section above.
+    for (cmark_node* child = cmark_node_first_child(node); child; child = cmark_node_next(child))
+      if (cmark_node_get_type(child) == CMARK_NODE_LINK) link(child);
+    cmark_iter_reset(iter, node, CMARK_EVENT_EXIT);
+    relation_ = relation_from_heading(text);
+  }
+
+  void link(cmark_node* node) {
+    const char* url = cmark_node_get_url(node);
+    RawLink raw;
+    raw.href = url ? url : "";
+    raw.text = plain_text(node);
+    raw.relation = in_footnote_ ? std::string("CITES") : relation_;
+    raw.line = cmark_node_get_start_line(node) + line_offset_;
+    scan_.links.push_back(std::move(raw));
+  }
+
+  std::string_view body_;
+  int line_offset_;
+  MarkdownScan scan_;
+  std::string relation_ = "LINKS_TO";
+  bool in_footnote_ = false;
+  bool in_citations_ = false;
+  int citations_level_ = 0;
+  cmark_node* citations_heading_ = nullptr;
+};
+
+}  // namespace
+
+MarkdownScan scan_markdown(std::string_view body, int first_line) {
+  cmark_parser* parser = thread_parser();
+  cmark_parser_feed(parser, body.data(), body.size());
+  std::unique_ptr<cmark_node, NodeDeleter> document{cmark_parser_finish(parser)};
+  return Scanner(body, first_line).run(document.get());
+}
+
+}  // namespace okfbench::retrieval
