@@ -1,0 +1,442 @@
+#include "agents/sim_model.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+
+#include "agents/hash.hpp"
+
+namespace okfbench::agents {
+namespace {
+using nlohmann::json;
+
+// Which offered tool plays which part; "" when absent.
+struct Roles {
+  std::string search, open, follow, browse, remember;
+  bool path_style = false;  // harnessx tools address concepts by "path"
+};
+
+Roles roles_of(const std::vector<ToolSpec>& tools) {
+  Roles r;
+  for (const ToolSpec& t : tools) {
+    if (t.name == "search" || t.name == "search_concepts") r.search = t.name;
+    if (t.name == "open" || t.name == "read_concept") r.open = t.name;
+    if (t.name == "follow" || t.name == "get_neighbors") r.follow = t.name;
+    if (t.name == "browse") r.browse = t.name;
+    if (t.name == "remember") r.remember = t.name;
+  }
+  r.path_style = r.open == "read_concept" || r.search == "search_concepts" || r.follow == "get_neighbors";
+  return r;
+}
+
+struct Candidate {
+  std::string id;
+  std::string title;
+  std::string description;
+  double score = 0.0;
+};
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+std::vector<std::string> words(std::string_view text) {
+  std::vector<std::string> out;
+  std::string current;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c >= 0x80) {
+      current += static_cast<char>(std::tolower(c));
+    } else if (!current.empty()) {
+      out.push_back(std::move(current));
+      current.clear();
+    }
+  }
+  if (!current.empty()) out.push_back(std::move(current));
+  return out;
+}
+
+const std::set<std::string>& stop_words() {
+  static const std::set<std::string> stop{
+      "the",   "and",   "for",   "with",   "what",  "how",   "why",   "when",  "where", "which", "who",
+      "does",  "did",   "should", "can",   "could", "would", "this",  "that",  "these", "those", "from",
+      "into",  "about", "after", "before", "are",   "was",   "were",  "have",  "has",   "had",   "you",
+      "your",  "our",   "its",   "not",    "but",   "all",   "any",   "step",  "please", "save", "note",
+      "remember", "tell", "explain", "there", "their", "them", "then", "than",  "also",  "get",   "got",
+      "way",   "use",   "used",  "using"};
+  return stop;
+}
+
+std::vector<std::string> question_terms(std::string_view question) {
+  std::vector<std::string> terms;
+  for (std::string& w : words(question))
+    if (w.size() >= 3 && !stop_words().count(w) && std::find(terms.begin(), terms.end(), w) == terms.end())
+      terms.push_back(std::move(w));
+  return terms;
+}
+
+bool wants_note(std::string_view question) {
+  for (const std::string& w : words(question))
+    if (w == "save" || w == "remember" || w == "note") return true;
+  return false;
+}
+
+SimOptions varied(SimOptions o, std::string_view question) {
+  if (o.seed == 0) return o;
+  std::mt19937_64 rng(o.seed ^ fnv1a(question));
+  constexpr std::size_t ks[] = {3, 5, 8};
+  o.search_k = ks[rng() % 3];
+  o.max_open = 1 + rng() % 3;
+  o.open_ratio += (static_cast<double>(rng() % 301) - 150.0) / 1000.0;
+  return o;
+}
+
+std::string str(const json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+Candidate candidate_from(const json& item) {
+  Candidate c{str(item, "id"), str(item, "title"), str(item, "description"), 0.0};
+  if (c.id.empty()) c.id = str(item, "path");
+  if (auto it = item.find("score"); it != item.end() && it->is_number()) c.score = it->get<double>();
+  return c;
+}
+
+// Objects of a JSON array, or of the named arrays inside an object.
+std::vector<Candidate> candidates_in(const json& doc, std::initializer_list<const char*> keys) {
+  std::vector<Candidate> out;
+  auto take = [&](const json& array) {
+    if (!array.is_array()) return;
+    for (const json& item : array)
+      if (item.is_object()) out.push_back(candidate_from(item));
+  };
+  if (doc.is_array()) take(doc);
+  if (doc.is_object())
+    for (const char* key : keys)
+      if (doc.contains(key)) take(doc[key]);
+  return out;
+}
+
+// What the conversation since the question says has happened.
+struct State {
+  std::string question;
+  int assistant_turns = 0;
+  bool searched = false, browsed_root = false, browsed_layers = false, followed = false, remembered = false;
+  int opens_after_follow = 0;
+  std::vector<Candidate> candidates;
+  std::vector<std::string> subdirs;
+  std::vector<std::string> opened;  // ids whose open succeeded, in order
+  std::set<std::string> attempted;  // ids open was called on
+  std::string opened_text;          // lower-cased open results
+  std::vector<Candidate> neighbours;
+  std::map<std::string, Candidate> known;  // id -> title/description seen anywhere
+};
+
+std::string concept_arg(const json& args) {
+  std::string id = str(args, "concept_id");
+  return id.empty() ? str(args, "path") : id;
+}
+
+void absorb(State& s, const Roles& roles, const ToolCall& call, const std::string& result) {
+  json args = json::parse(call.arguments, nullptr, false);
+  json doc = json::parse(result, nullptr, false);
+  bool failed = doc.is_object() && doc.contains("error");
+  auto remember_all = [&](const std::vector<Candidate>& list) {
+    for (const Candidate& c : list) s.known.emplace(c.id, c);
+  };
+  if (call.name == roles.search) {
+    s.searched = true;
+    s.candidates = candidates_in(doc, {"hits", "results"});
+    remember_all(s.candidates);
+  } else if (call.name == roles.browse) {
+    bool root = !args.is_object() || str(args, "layer").empty();
+    (root ? s.browsed_root : s.browsed_layers) = true;
+    std::vector<Candidate> listed = candidates_in(doc, {"concepts"});
+    s.candidates.insert(s.candidates.end(), listed.begin(), listed.end());
+    remember_all(listed);
+    if (root && doc.is_object() && doc.contains("subdirs")) {
+      const json& subdirs = doc["subdirs"];
+      if (subdirs.is_array())
+        for (const json& d : subdirs)
+          if (d.is_string()) s.subdirs.push_back(d.get<std::string>());
+      if (subdirs.is_object())
+        for (auto it = subdirs.begin(); it != subdirs.end(); ++it) s.subdirs.push_back(it.key());
+    }
+  } else if (call.name == roles.open) {
+    std::string id = args.is_object() ? concept_arg(args) : std::string();
+    s.attempted.insert(id);
+    if (s.followed) ++s.opens_after_follow;
+    if (!failed) {
+      s.opened.push_back(id);
+      s.opened_text += lower(result);
+    }
+  } else if (call.name == roles.follow) {
+    s.followed = true;
+    s.neighbours = candidates_in(doc, {"outbound", "backlinks", "neighbors"});
+    remember_all(s.neighbours);
+  } else if (call.name == roles.remember) {
+    s.remembered = true;
+  }
+}
+
+State read_state(const ChatRequest& request, const Roles& roles) {
+  State s;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < request.messages.size(); ++i)
+    if (request.messages[i].role == Role::user) start = i;
+  if (start < request.messages.size()) s.question = request.messages[start].content;
+  std::map<std::string, ToolCall> calls;
+  for (std::size_t i = start + 1; i < request.messages.size(); ++i) {
+    const Message& m = request.messages[i];
+    if (m.role == Role::assistant) {
+      ++s.assistant_turns;
+      for (const ToolCall& c : m.tool_calls) calls[c.id] = c;
+    } else if (m.role == Role::tool) {
+      auto it = calls.find(m.tool_call_id);
+      if (it != calls.end()) absorb(s, roles, it->second, m.content);
+    }
+  }
+  return s;
+}
+
+std::vector<std::string> uncovered(const State& s, const std::vector<std::string>& terms) {
+  std::vector<std::string> out;
+  for (const std::string& t : terms)
+    if (s.opened_text.find(t) == std::string::npos) out.push_back(t);
+  return out;
+}
+
+std::size_t overlap(const Candidate& c, const std::vector<std::string>& terms) {
+  std::string text = lower(c.title + " " + c.description + " " + c.id);
+  return static_cast<std::size_t>(
+      std::count_if(terms.begin(), terms.end(), [&](const std::string& t) { return text.find(t) != std::string::npos; }));
+}
+
+std::vector<Candidate> ranked(const State& s, const std::vector<std::string>& terms, const Roles& roles) {
+  std::vector<Candidate> list = s.candidates;
+  if (!roles.search.empty()) return list;  // search results come ranked
+  for (Candidate& c : list) c.score = static_cast<double>(overlap(c, terms));
+  std::erase_if(list, [](const Candidate& c) { return c.score <= 0.0; });
+  std::stable_sort(list.begin(), list.end(), [](const Candidate& a, const Candidate& b) {
+    return a.score != b.score ? a.score > b.score : a.id < b.id;
+  });
+  return list;
+}
+
+class Reply {
+ public:
+  explicit Reply(int turn) : turn_(turn) {}
+  void call(const std::string& name, const json& args) {
+    message_.tool_calls.push_back(
+        ToolCall{fmt::format("sim_{}_{}", turn_, message_.tool_calls.size() + 1), name, args.dump()});
+  }
+  bool empty() const { return message_.tool_calls.empty(); }
+  Message take() { return std::move(message_); }
+
+ private:
+  int turn_;
+  Message message_{Role::assistant, "", {}, {}, {}};
+};
+
+json concept_args(const Roles& roles, const std::string& id) {
+  return roles.path_style ? json{{"path", id}} : json{{"concept_id", id}};
+}
+
+std::string slug(const std::vector<std::string>& terms) {
+  std::string out;
+  for (std::size_t i = 0; i < terms.size() && i < 6; ++i) out += (out.empty() ? "" : "-") + terms[i];
+  return out.empty() ? "note" : out;
+}
+
+std::string answer_text(const State& s) {
+  if (s.opened.empty()) return "I could not find anything in the bundle that answers this.";
+  std::string text = "From the bundle:\n";
+  for (const std::string& id : s.opened) {
+    auto it = s.known.find(id);
+    std::string title = it != s.known.end() && !it->second.title.empty() ? it->second.title : id;
+    std::string description = it != s.known.end() ? it->second.description : std::string();
+    text += fmt::format("- {}{}{} [{}]\n", title, description.empty() ? "" : ": ", description, id);
+  }
+  std::string sources;
+  for (const std::string& id : s.opened) sources += (sources.empty() ? "" : ", ") + id;
+  return text + "Sources: " + sources;
+}
+
+bool first_steps(Reply& reply, const State& s, const Roles& roles, const SimOptions& o) {
+  if (!roles.search.empty() && !s.searched) {
+    reply.call(roles.search, {{"query", s.question}, {roles.path_style ? "limit" : "k", o.search_k}});
+    return true;
+  }
+  if (!roles.search.empty() || roles.browse.empty()) return false;
+  if (!s.browsed_root) {
+    reply.call(roles.browse, json::object());
+    return true;
+  }
+  if (!s.browsed_layers && !s.subdirs.empty()) {
+    for (std::size_t i = 0; i < s.subdirs.size() && i < 3; ++i) reply.call(roles.browse, {{"layer", s.subdirs[i]}});
+    return true;
+  }
+  return false;
+}
+
+bool open_candidates(Reply& reply, const State& s, const Roles& roles, const SimOptions& o,
+                     const std::vector<std::string>& terms) {
+  if (roles.open.empty() || !s.attempted.empty()) return false;
+  std::vector<Candidate> list = ranked(s, terms, roles);
+  if (list.empty()) return false;
+  double top = list.front().score;
+  std::size_t opened = 0;
+  for (const Candidate& c : list) {
+    if (opened >= o.max_open) break;
+    if (opened > 0 && c.score < o.open_ratio * top) break;
+    reply.call(roles.open, concept_args(roles, c.id));
+    ++opened;
+  }
+  return true;
+}
+
+bool follow_links(Reply& reply, const State& s, const Roles& roles, const SimOptions& o,
+                  const std::vector<std::string>& terms) {
+  if (o.follow_links == FollowLinks::no || roles.follow.empty() || s.opened.empty()) return false;
+  std::vector<std::string> missing = uncovered(s, terms);
+  if (missing.empty()) return false;
+  if (!s.followed) {
+    json args = concept_args(roles, s.opened.front());
+    if (!roles.path_style) args["direction"] = "out";
+    reply.call(roles.follow, args);
+    return true;
+  }
+  if (s.opens_after_follow > 0 || roles.open.empty()) return false;
+  for (const Candidate& n : s.neighbours) {
+    if (s.attempted.count(n.id)) continue;
+    std::string title = lower(n.title);
+    bool matches = std::any_of(missing.begin(), missing.end(),
+                               [&](const std::string& t) { return title.find(t) != std::string::npos; });
+    if (matches) {
+      reply.call(roles.open, concept_args(roles, n.id));
+      return true;
+    }
+  }
+  return false;
+}
+
+bool save_note(Reply& reply, const State& s, const Roles& roles, const std::vector<std::string>& terms) {
+  if (roles.remember.empty() || s.remembered || !wants_note(s.question)) return false;
+  reply.call(roles.remember, {{"concept_id", "notes/" + slug(terms)},
+                              {"title", "Note: " + s.question.substr(0, 80)},
+                              {"description", "Saved by the sim agent"},
+                              {"body", answer_text(s)},
+                              {"links", s.opened}});
+  return true;
+}
+
+// Tokens of one tool per the OpenAI cookbook's num_tokens_for_tools (gpt-4o constants).
+std::int64_t tool_tokens(const ToolSpec& tool, const retrieval::TokenCounter& counter) {
+  auto count = [&](const std::string& text) { return static_cast<std::int64_t>(counter.count(text)); };
+  auto strip_dot = [](std::string text) {
+    if (!text.empty() && text.back() == '.') text.pop_back();
+    return text;
+  };
+  std::int64_t tokens = 7 + count(tool.name + ":" + strip_dot(tool.description));
+  json schema = json::parse(tool.parameters, nullptr, false);
+  if (!schema.is_object() || !schema.contains("properties") || !schema["properties"].is_object() ||
+      schema["properties"].empty())
+    return tokens;
+  tokens += 3;
+  for (auto it = schema["properties"].begin(); it != schema["properties"].end(); ++it) {
+    tokens += 3;
+    const json& p = it.value();
+    std::string type = p.contains("type") ? (p["type"].is_string() ? p["type"].get<std::string>() : p["type"].dump())
+                                          : std::string();
+    if (p.contains("enum") && p["enum"].is_array()) {
+      tokens -= 3;
+      for (const json& item : p["enum"]) tokens += 3 + count(item.is_string() ? item.get<std::string>() : item.dump());
+    }
+    tokens += count(it.key() + ":" + type + ":" + strip_dot(str(p, "description")));
+  }
+  return tokens;
+}
+
+std::uint64_t message_hash(const Message& m) {
+  std::uint64_t h = fnv1a(to_string(m.role));
+  h = fnv1a(std::string_view("\0", 1), fnv1a(m.content, h));
+  for (const ToolCall& c : m.tool_calls) h = fnv1a(c.arguments, fnv1a(c.name, fnv1a(c.id, h)));
+  return fnv1a(m.tool_call_id, h);
+}
+}  // namespace
+
+Message sim_decide(const ChatRequest& request, const SimOptions& options) {
+  Roles roles = roles_of(request.tools);
+  State s = read_state(request, roles);
+  SimOptions o = varied(options, s.question);
+  std::vector<std::string> terms = question_terms(s.question);
+  Reply reply(s.assistant_turns + 1);
+  if (first_steps(reply, s, roles, o) || open_candidates(reply, s, roles, o, terms) ||
+      follow_links(reply, s, roles, o, terms) || save_note(reply, s, roles, terms))
+    return reply.take();
+  return Message{Role::assistant, answer_text(s), {}, {}, {}};
+}
+
+SimModel::SimModel(SimOptions options, const retrieval::TokenCounter& counter)
+    : options_(std::move(options)), counter_(counter), cache_(make_cache_model(options_.cache, options_.model)) {}
+
+std::int64_t SimModel::block_tokens(std::uint64_t hash, const std::function<std::int64_t()>& count) {
+  auto it = block_tokens_.find(hash);
+  if (it != block_tokens_.end()) return it->second;
+  std::int64_t tokens = count();
+  block_tokens_.emplace(hash, tokens);
+  return tokens;
+}
+
+std::vector<PromptBlock> SimModel::blocks(const ChatRequest& request) {
+  auto count = [&](std::string_view text) { return static_cast<std::int64_t>(counter_.count(text)); };
+  bool marks = request.breakpoints != CacheBreakpoints::none;
+  std::vector<PromptBlock> out;
+  for (std::size_t i = 0; i < request.tools.size(); ++i) {
+    const ToolSpec& t = request.tools[i];
+    bool last = i + 1 == request.tools.size();
+    std::uint64_t h = fnv1a(t.parameters, fnv1a(t.description, fnv1a(t.name, fnv1a(last ? "tool-last" : "tool"))));
+    out.push_back(PromptBlock{h, block_tokens(h, [&] { return tool_tokens(t, counter_) + (last ? 12 : 0); }),
+                              marks && last});
+  }
+  for (std::size_t i = 0; i < request.messages.size(); ++i) {
+    const Message& m = request.messages[i];
+    std::uint64_t h = message_hash(m);
+    std::int64_t tokens = block_tokens(h, [&] {
+      std::int64_t n = 3 + count(to_string(m.role)) + count(m.content);
+      for (const ToolCall& c : m.tool_calls) n += 3 + count(c.name) + count(c.arguments);
+      return n;
+    });
+    bool last = i + 1 == request.messages.size();
+    bool mark = (marks && m.role == Role::system) ||
+                (last && request.breakpoints == CacheBreakpoints::tools_system_and_last_message);
+    out.push_back(PromptBlock{h, tokens, mark});
+  }
+  out.push_back(PromptBlock{fnv1a("reply-priming"), 3, false});
+  return out;
+}
+
+std::int64_t SimModel::output_tokens(const Message& message) const {
+  auto n = static_cast<std::int64_t>(counter_.count(message.content));
+  for (const ToolCall& c : message.tool_calls) n += static_cast<std::int64_t>(counter_.count(c.name) + counter_.count(c.arguments));
+  return n;
+}
+
+ChatResponse SimModel::chat(const ChatRequest& request) {
+  Message message = sim_decide(request, options_);
+  std::lock_guard lock(mutex_);
+  CacheOutcome cache = cache_->apply(blocks(request), static_cast<double>(calls_++) * options_.seconds_per_call);
+  ChatResponse response;
+  response.usage = Usage{cache.input, cache.cached, cache.written, output_tokens(message)};
+  response.stop = message.tool_calls.empty() ? StopReason::end_turn : StopReason::tool_calls;
+  response.message = std::move(message);
+  response.model = options_.model;
+  return response;
+}
+
+}  // namespace okfbench::agents
