@@ -16,7 +16,6 @@
 #include <mutex>
 #include <queue>
 #include <sstream>
-#include <unordered_map>
 
 #include "retrieval/error.hpp"
 
@@ -370,11 +369,19 @@ std::uint64_t hash_bytes(const char* p, std::size_t n) {
     n -= 8;
   }
   std::uint64_t w = 0;
-  std::memcpy(&w, p, n);
+  for (std::size_t i = 0; i < n; ++i) w |= static_cast<std::uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i);
   h = (h ^ w) * kMul;
   h ^= h >> 29;
   h *= 0xBF58476D1CE4E5B9ULL;
   return h ^ (h >> 32);
+}
+
+// Tokens and pieces are short: an inline loop beats a call to memcmp.
+bool same_bytes(const char* a, const char* b, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
 }
 
 class RankTable {
@@ -388,36 +395,89 @@ class RankTable {
   // False when `bytes` is already present.
   bool insert(std::string_view bytes, TokenId rank) {
     std::uint64_t h = hash_bytes(bytes.data(), bytes.size());
-    for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
-      Slot& slot = slots_[i];
-      if (slot.rank == kNoRank) {
-        slot = {static_cast<std::uint32_t>(arena_.size()), static_cast<std::uint32_t>(bytes.size()), rank};
-        arena_.append(bytes);
-        return true;
-      }
-      if (key(slot) == bytes) return false;
-    }
+    if (find(bytes, h) != kNoRank || bytes.size() > 0xFFFF) return false;
+    std::size_t i = h & mask_;
+    while (slots_[i].rank != kNoRank) i = (i + 1) & mask_;
+    slots_[i] = {static_cast<std::uint32_t>(arena_.size()), static_cast<std::uint16_t>(bytes.size()), tag(h), rank};
+    arena_.append(bytes);
+    return true;
   }
-  TokenId find(std::string_view bytes) const {
-    std::uint64_t h = hash_bytes(bytes.data(), bytes.size());
+  // `h` is hash_bytes(bytes): callers that look a piece up twice hash it once.
+  TokenId find(std::string_view bytes, std::uint64_t h) const {
+    const std::uint16_t t = tag(h);
     for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
       const Slot& slot = slots_[i];
       if (slot.rank == kNoRank) return kNoRank;
-      if (slot.len == bytes.size() && key(slot) == bytes) return slot.rank;
+      if (slot.tag == t && slot.len == bytes.size() &&
+          same_bytes(arena_.data() + slot.offset, bytes.data(), bytes.size())) {
+        return slot.rank;
+      }
     }
   }
+  TokenId find(std::string_view bytes) const { return find(bytes, hash_bytes(bytes.data(), bytes.size())); }
   const std::string& arena() const { return arena_; }
 
  private:
   struct Slot {
     std::uint32_t offset = 0;
-    std::uint32_t len = 0;
+    std::uint16_t len = 0;
+    std::uint16_t tag = 0;  // high hash bits: most mismatches end here, without touching the arena
     TokenId rank = kNoRank;
   };
-  std::string_view key(const Slot& s) const { return std::string_view(arena_).substr(s.offset, s.len); }
+  static std::uint16_t tag(std::uint64_t h) { return static_cast<std::uint16_t>(h >> 48); }
   std::vector<Slot> slots_;
   std::size_t mask_ = 0;
   std::string arena_;
+};
+
+// A per-thread cache of the encodings of pieces that are not single tokens:
+// open addressing over two arenas, emptied when half full so that a long sweep
+// does not grow it without bound. Per thread, so sharing one encoder between
+// threads needs no lock.
+class PieceCache {
+ public:
+  std::uint64_t owner = 0;  // serial of the encoding the entries belong to
+
+  std::span<const TokenId> find(std::string_view piece, std::uint64_t h) const {
+    if (slots_.empty()) return {};
+    for (std::size_t i = h & (kSlots - 1);; i = (i + 1) & (kSlots - 1)) {
+      const Slot& slot = slots_[i];
+      if (slot.key_len == 0) return {};
+      if (slot.hash == h && slot.key_len == piece.size() &&
+          same_bytes(keys_.data() + slot.key_offset, piece.data(), piece.size())) {
+        return {ids_.data() + slot.ids_offset, slot.ids_len};
+      }
+    }
+  }
+  std::span<const TokenId> insert(std::string_view piece, std::uint64_t h, const std::vector<TokenId>& ids) {
+    if (slots_.empty() || used_ * 2 >= kSlots) clear();
+    std::size_t i = h & (kSlots - 1);
+    while (slots_[i].key_len != 0) i = (i + 1) & (kSlots - 1);
+    slots_[i] = {h, static_cast<std::uint32_t>(keys_.size()), static_cast<std::uint32_t>(piece.size()),
+                 static_cast<std::uint32_t>(ids_.size()), static_cast<std::uint32_t>(ids.size())};
+    keys_.append(piece);
+    ids_.insert(ids_.end(), ids.begin(), ids.end());
+    ++used_;
+    return {ids_.data() + slots_[i].ids_offset, ids.size()};
+  }
+  void clear() {
+    slots_.assign(kSlots, Slot{});
+    keys_.clear();
+    ids_.clear();
+    used_ = 0;
+  }
+
+ private:
+  static constexpr std::size_t kSlots = 1 << 18;
+  struct Slot {
+    std::uint64_t hash = 0;
+    std::uint32_t key_offset = 0, key_len = 0;  // key_len 0 = empty (pieces are never empty)
+    std::uint32_t ids_offset = 0, ids_len = 0;
+  };
+  std::vector<Slot> slots_;
+  std::string keys_;
+  std::vector<TokenId> ids_;
+  std::size_t used_ = 0;
 };
 
 // ---------------------------------------------------------------------------
@@ -481,7 +541,7 @@ struct BpeEncoding::Impl {
   void merge(std::string_view piece, std::vector<TokenId>& out) const;
   void merge_short(std::string_view piece, std::vector<TokenId>& out) const;
   void merge_long(std::string_view piece, std::vector<TokenId>& out) const;
-  const std::vector<TokenId>& cached_merge(std::string_view piece) const;
+  std::span<const TokenId> cached_merge(std::string_view piece, std::uint64_t hash) const;
   void encode_piece(std::string_view piece, std::vector<TokenId>& out) const;
   std::size_t count_piece(std::string_view piece) const;
   TokenId rank_of(std::string_view bytes) const { return ranks.find(bytes); }
@@ -610,44 +670,27 @@ void BpeEncoding::Impl::merge(std::string_view piece, std::vector<TokenId>& out)
   else merge_long(piece, out);
 }
 
-namespace {
-
-struct StringHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view s) const { return hash_bytes(s.data(), s.size()); }
-};
-
-// A per-thread cache of piece encodings: lock-free sharing of one encoder by
-// many threads, bounded so a long sweep does not grow it without limit.
-struct PieceCache {
-  std::uint64_t serial = 0;
-  std::unordered_map<std::string, std::vector<TokenId>, StringHash, std::equal_to<>> map;
-};
-constexpr std::size_t kCacheSlots = 4;
-constexpr std::size_t kCacheEntries = 1 << 16;
 constexpr std::size_t kCachedPieceBytes = 64;
 
-}  // namespace
-
-const std::vector<TokenId>& BpeEncoding::Impl::cached_merge(std::string_view piece) const {
-  thread_local std::array<PieceCache, kCacheSlots> caches;
-  PieceCache& cache = caches[serial % kCacheSlots];
-  if (cache.serial != serial) {
-    cache.map.clear();
-    cache.serial = serial;
+std::span<const TokenId> BpeEncoding::Impl::cached_merge(std::string_view piece, std::uint64_t h) const {
+  thread_local std::array<PieceCache, 4> caches;
+  PieceCache& cache = caches[serial % caches.size()];
+  if (cache.owner != serial) {
+    cache.clear();
+    cache.owner = serial;
   }
-  if (auto it = cache.map.find(piece); it != cache.map.end()) return it->second;
-  if (cache.map.size() >= kCacheEntries) cache.map.clear();
+  if (auto ids = cache.find(piece, h); !ids.empty()) return ids;
   std::vector<TokenId> ids;
   merge(piece, ids);
-  return cache.map.emplace(std::string(piece), std::move(ids)).first->second;
+  return cache.insert(piece, h, ids);
 }
 
 void BpeEncoding::Impl::encode_piece(std::string_view piece, std::vector<TokenId>& out) const {
-  if (TokenId whole = rank_of(piece); whole != kNoRank) {
+  const std::uint64_t h = hash_bytes(piece.data(), piece.size());
+  if (TokenId whole = ranks.find(piece, h); whole != kNoRank) {
     out.push_back(whole);
   } else if (piece.size() <= kCachedPieceBytes) {
-    const auto& ids = cached_merge(piece);
+    auto ids = cached_merge(piece, h);
     out.insert(out.end(), ids.begin(), ids.end());
   } else {
     merge(piece, out);
@@ -655,8 +698,9 @@ void BpeEncoding::Impl::encode_piece(std::string_view piece, std::vector<TokenId
 }
 
 std::size_t BpeEncoding::Impl::count_piece(std::string_view piece) const {
-  if (rank_of(piece) != kNoRank) return 1;
-  if (piece.size() <= kCachedPieceBytes) return cached_merge(piece).size();
+  const std::uint64_t h = hash_bytes(piece.data(), piece.size());
+  if (ranks.find(piece, h) != kNoRank) return 1;
+  if (piece.size() <= kCachedPieceBytes) return cached_merge(piece, h).size();
   std::vector<TokenId> ids;
   merge(piece, ids);
   return ids.size();
