@@ -58,7 +58,8 @@ struct MeanValue {
 
 // Mean tokens of turn `index` across a row's trials, split so the three
 // parts sum to the turn's input: cached, re-sent but not cached, new. When a
-// turn lacks new_input_tokens, new = input minus the previous turn's input.
+// turn lacks new_input_tokens, new = input minus the previous turn's input;
+// an unknown cached count counts as re-sent, not cached.
 struct TurnSplit {
   int turn = 0;  // 1-based
   double new_tokens = 0;

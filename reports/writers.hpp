@@ -1,0 +1,48 @@
+#pragma once
+// Report writers. Each turns a run's summary (and, where it needs them, the
+// records) into one text format; all of them are rebuilt from stored results
+// by `okfbench report`, so none may depend on anything but their arguments.
+#include <string>
+#include <vector>
+
+#include "reports/compare.hpp"
+#include "reports/pricing.hpp"
+#include "reports/record.hpp"
+#include "reports/summary.hpp"
+
+namespace okfbench::reports {
+
+// Markdown for a pull-request comment: run context, the headline table, then
+// per-dimension tables (tokens per turn, tool bytes by tool, cost against
+// evidence recall with the Pareto front, ranking measures, failed trials).
+std::string markdown_report(const RunManifest& manifest, const Summary& summary,
+                            const std::vector<TrialRecord>& records);
+
+// The summary as JSON: {"schema_version", "report": "okfbench-summary",
+// "manifest", "pricing_note", "rows": [...]} with unknown values as null.
+std::string json_report(const RunManifest& manifest, const Summary& summary);
+
+// One line per summary row (RFC 4180 quoting, header line first).
+std::string summary_csv(const Summary& summary);
+// One line per trial with its configuration and metric values, for
+// spreadsheets and notebooks; unknown values are empty cells.
+std::string trials_csv(const std::vector<TrialRecord>& records, const PricingTable& pricing);
+
+// JUnit XML. For a run: one test case per configuration, failing when any of
+// its trials failed. For a comparison: one test case per threshold check.
+std::string junit_for_run(const Summary& summary, const std::vector<TrialRecord>& records);
+std::string junit_for_comparison(const Comparison& comparison);
+
+// Cost-against-recall points of one bundle and question set, with whether
+// each is on the Pareto front; rows without a known cost or recall are left
+// out. Shared by the Markdown and HTML writers and by tune.
+struct FrontPoint {
+  const SummaryRow* row = nullptr;
+  double cost = 0.0;
+  double recall = 0.0;
+  bool on_front = false;
+};
+std::vector<FrontPoint> cost_recall_points(const Summary& summary, const std::string& bundle,
+                                           const std::string& question_set);
+
+}  // namespace okfbench::reports
