@@ -7,9 +7,11 @@ namespace okfbench::cli {
 // Defined in harness/cmd_*.cpp, one file per subcommand group.
 // (Declared here rather than in a header: nothing else calls them.)
 void add_gen_command(CLI::App& app, Action& action);
+void add_tokens_command(CLI::App& app, Action& action);
 
 void add_all_commands(CLI::App& app, Action& action) {
   add_gen_command(app, action);
+  add_tokens_command(app, action);
   (void)app;
   (void)action;
 }
