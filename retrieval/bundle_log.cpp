@@ -1,6 +1,7 @@
 // log.md files (OKF v0.2 section 9): "## YYYY-MM-DD" headings, newest first,
 // each followed by "* **Kind**: text" entries.
 #include <algorithm>
+#include <cctype>
 
 #include <fmt/format.h>
 
@@ -74,10 +75,12 @@ class LogParser {
   void date_heading(std::string_view text, int number) {
     open_ = false;
     if (is_date(text)) {
+      ignoring_ = false;
       date_ = std::string(text);
       return;
     }
     date_.clear();
+    ignoring_ = true;
     diagnostics_.push_back({Severity::warning, path_, number,
                             fmt::format("log heading `## {}` is not a YYYY-MM-DD date; entries under it "
                                         "were ignored",
@@ -87,7 +90,7 @@ class LogParser {
   void bullet(std::string_view item, int number) {
     open_ = false;
     if (date_.empty()) {
-      if (!warned_undated_)
+      if (!warned_undated_ && !ignoring_)
         diagnostics_.push_back({Severity::warning, path_, number,
                                 "log entry is not under a `## YYYY-MM-DD` heading; put each entry under "
                                 "the date it happened; it was ignored"});
@@ -109,6 +112,7 @@ class LogParser {
   std::string date_;
   bool open_ = false;
   bool warned_undated_ = false;
+  bool ignoring_ = false;  // under a heading that is not a date
 };
 
 }  // namespace
@@ -156,9 +160,11 @@ bool mentions(const detail::StoredLogEntry& stored, std::string_view id) {
 
 std::vector<LogEntry> Bundle::history(std::string_view concept_id) const {
   std::vector<LogEntry> entries;
+  std::optional<std::string> id = concept_id.empty() ? std::string() : normalize_reference(concept_id);
+  if (!id) return entries;
   for (const auto& [scope, log] : impl_->logs)
     for (const detail::StoredLogEntry& stored : log)
-      if (concept_id.empty() || mentions(stored, concept_id)) entries.push_back(stored.entry);
+      if (id->empty() || mentions(stored, *id)) entries.push_back(stored.entry);
   std::stable_sort(entries.begin(), entries.end(),
                    [](const LogEntry& a, const LogEntry& b) { return a.date > b.date; });
   return entries;
