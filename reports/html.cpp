@@ -1,0 +1,280 @@
+#include "reports/html.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "reports/format.hpp"
+#include "reports/web_assets.hpp"
+#include "reports/writers.hpp"
+
+namespace okfbench::reports {
+
+namespace {
+
+using nlohmann::json;
+
+std::string escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// JSON inside <script> must not contain "</" (it could close the element);
+// "<\/" means the same in JSON strings. (The inlined libraries are checked
+// for "</script" when they are embedded, reports/web/embed.js.)
+std::string json_script_safe(std::string text) {
+  for (std::size_t at = text.find("</"); at != std::string::npos; at = text.find("</", at + 3)) {
+    text.replace(at, 2, "<\\/");
+  }
+  return text;
+}
+
+std::string row_name(const SummaryRow& row) { return row.bundle + ": " + row.label; }
+
+json facet_header() { return {{"labelLimit", 0}, {"labelAngle", 0}, {"labelAlign", "left"}, {"labelAnchor", "start"}}; }
+
+json turns_chart(const Summary& s) {
+  json values = json::array();
+  for (const auto& row : s.rows) {
+    if (row.config.kind != PathKind::agent) continue;
+    for (const auto& t : row.per_turn) {
+      values.push_back({{"config", row_name(row)}, {"turn", t.turn}, {"part", "cached"}, {"tokens", t.cached_tokens}, {"order", 0}});
+      values.push_back({{"config", row_name(row)}, {"turn", t.turn}, {"part", "re-sent"}, {"tokens", t.resent_uncached_tokens}, {"order", 1}});
+      values.push_back({{"config", row_name(row)}, {"turn", t.turn}, {"part", "new"}, {"tokens", t.new_tokens}, {"order", 2}});
+    }
+  }
+  if (values.empty()) return nullptr;
+  json parts = {"cached", "re-sent", "new"};
+  json spec = {{"width", 520},
+               {"height", 160},
+               {"mark", "bar"},
+               {"encoding",
+                {{"x", {{"field", "turn"}, {"type", "ordinal"}, {"title", "turn"}}},
+                 {"y", {{"field", "tokens"}, {"type", "quantitative"}, {"stack", "zero"}, {"title", "input tokens (mean per trial)"}}},
+                 {"color", {{"field", "part"}, {"type", "nominal"}, {"scale", {{"domain", parts}}}, {"title", "input"}}},
+                 {"order", {{"field", "order"}}},
+                 {"tooltip", json::array({{{"field", "turn"}}, {{"field", "part"}}, {{"field", "tokens"}, {"format", ",.0f"}}})}}}};
+  return {{"data", {{"values", values}}},
+          {"facet", {{"field", "config"}, {"type", "nominal"}, {"title", nullptr}, {"header", facet_header()}}},
+          {"columns", 1},
+          {"spec", spec}};
+}
+
+json size_chart(const Summary& s) {
+  json values = json::array();
+  for (const auto& row : s.rows) {
+    if (row.concept_count <= 0 || !row.input_tokens.mean) continue;
+    values.push_back({{"path", row.label}, {"bundle", row.bundle}, {"concepts", row.concept_count}, {"input_tokens", *row.input_tokens.mean}});
+  }
+  if (values.empty()) return nullptr;
+  return {{"data", {{"values", values}}},
+          {"width", 520},
+          {"height", 300},
+          {"mark", {{"type", "line"}, {"point", true}}},
+          {"encoding",
+           {{"x", {{"field", "concepts"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "concepts in bundle (log scale)"}}},
+            {"y", {{"field", "input_tokens"}, {"type", "quantitative"}, {"title", "input tokens per question (mean)"}}},
+            {"color", {{"field", "path"}, {"type", "nominal"}, {"legend", {{"orient", "bottom"}, {"columns", 1}, {"labelLimit", 0}}}}},
+            {"tooltip", json::array({{{"field", "bundle"}}, {{"field", "path"}}, {{"field", "input_tokens"}, {"format", ",.0f"}}})}}}};
+}
+
+json front_chart(const Summary& s) {
+  json values = json::array();
+  std::vector<std::pair<std::string, std::string>> groups;
+  for (const auto& row : s.rows) {
+    std::pair<std::string, std::string> g{row.bundle, row.question_set};
+    if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
+  }
+  for (const auto& [bundle, qs] : groups) {
+    for (const auto& p : cost_recall_points(s, bundle, qs)) {
+      values.push_back({{"group", bundle + " (" + qs + ")"}, {"path", p.row->label}, {"kind", to_string(p.row->config.kind)},
+                        {"cost", p.cost}, {"recall", p.recall}, {"front", p.on_front ? "Pareto front" : "dominated"}});
+    }
+  }
+  if (values.empty()) return nullptr;
+  json x = {{"field", "cost"}, {"type", "quantitative"}, {"title", "cost per question (USD)"}};
+  json y = {{"field", "recall"}, {"type", "quantitative"}, {"title", "evidence recall"}, {"scale", {{"domain", {0, 1}}}}};
+  json line = {{"transform", json::array({{{"filter", "datum.front === 'Pareto front'"}}})},
+               {"mark", {{"type", "line"}, {"color", "#888"}, {"strokeDash", {4, 3}}}},
+               {"encoding", {{"x", x}, {"y", y}, {"order", {{"field", "cost"}}}}}};
+  json points = {{"mark", {{"type", "point"}, {"filled", true}, {"size", 90}}},
+                 {"encoding", {{"x", x}, {"y", y}, {"color", {{"field", "front"}, {"type", "nominal"}, {"title", nullptr}}},
+                               {"shape", {{"field", "kind"}, {"type", "nominal"}, {"title", "path"}}},
+                               {"tooltip", json::array({{{"field", "path"}}, {{"field", "cost"}, {"format", "$.4g"}}, {{"field", "recall"}, {"format", ".3f"}}})}}}};
+  return {{"data", {{"values", values}}},
+          {"facet", {{"field", "group"}, {"type", "nominal"}, {"title", nullptr}, {"header", facet_header()}}},
+          {"columns", 2},
+          {"resolve", {{"scale", {{"x", "independent"}}}}},
+          {"spec", {{"width", 320}, {"height", 220}, {"layer", json::array({line, points})}}}};
+}
+
+json tools_chart(const Summary& s) {
+  json values = json::array();
+  for (const auto& row : s.rows) {
+    for (const auto& [tool, bytes] : row.tool_bytes_by_tool) values.push_back({{"config", row_name(row)}, {"tool", tool}, {"bytes", bytes}});
+  }
+  if (values.empty()) return nullptr;
+  return {{"data", {{"values", values}}},
+          {"width", 420},
+          {"mark", "bar"},
+          {"encoding",
+           {{"y", {{"field", "config"}, {"type", "nominal"}, {"title", nullptr}, {"axis", {{"labelLimit", 0}}}}},
+            {"x", {{"field", "bytes"}, {"type", "quantitative"}, {"stack", "zero"}, {"title", "tool-result bytes per question (mean)"}}},
+            {"color", {{"field", "tool"}, {"type", "nominal"}}},
+            {"tooltip", json::array({{{"field", "tool"}}, {{"field", "bytes"}, {"format", ",.0f"}}})}}}};
+}
+
+json measures_chart(const Summary& s) {
+  json values = json::array();
+  for (const auto& row : s.rows) {
+    for (const auto& [name, value] : row.measures) {
+      if (value.mean) values.push_back({{"question_set", row.question_set}, {"path", row_name(row)}, {"measure", name}, {"value", *value.mean}});
+    }
+  }
+  if (values.empty()) return nullptr;
+  json spec = {{"width", 320},
+               {"height", 200},
+               {"mark", "bar"},
+               {"encoding",
+                {{"x", {{"field", "measure"}, {"type", "nominal"}, {"title", nullptr}}},
+                 {"xOffset", {{"field", "path"}, {"type", "nominal"}}},
+                 {"y", {{"field", "value"}, {"type", "quantitative"}, {"title", "mean over questions"}}},
+                 {"color", {{"field", "path"}, {"type", "nominal"}, {"legend", {{"orient", "bottom"}, {"columns", 1}, {"labelLimit", 0}}}}},
+                 {"tooltip", json::array({{{"field", "path"}}, {{"field", "measure"}}, {{"field", "value"}, {"format", ".4f"}}})}}}};
+  return {{"data", {{"values", values}}},
+          {"facet", {{"field", "question_set"}, {"type", "nominal"}, {"title", nullptr}, {"header", facet_header()}}},
+          {"columns", 2},
+          {"spec", spec}};
+}
+
+struct Chart {
+  const char* id;
+  const char* title;
+  const char* empty_note;
+  json spec;
+};
+
+std::vector<Chart> charts_of(const Summary& s) {
+  return {{"turns", "Input tokens per turn (agent paths)", "No agent trials with per-turn usage.", turns_chart(s)},
+          {"size", "Input tokens against bundle size", "No trials with a known input token count.", size_chart(s)},
+          {"front", "Cost against evidence recall", "No configuration has both a known cost and evidence recall.", front_chart(s)},
+          {"tools", "Tool-result bytes by tool", "No tool calls in this run.", tools_chart(s)},
+          {"measures", "Ranking measures per question set", "No ranking measures were stored with the trials.", measures_chart(s)}};
+}
+
+std::string headline_table(const Summary& s) {
+  std::string out =
+      "<table><thead><tr><th>bundle</th><th>concepts</th><th>path</th><th>trials</th><th>input tokens</th>"
+      "<th>model calls</th><th>resent</th><th>cached</th><th>tool bytes</th><th>evidence recall</th><th>cost</th>"
+      "<th>x one-shot</th></tr></thead><tbody>\n";
+  for (const auto& r : s.rows) {
+    std::vector<std::string> cells = {r.bundle, format_count(static_cast<double>(r.concept_count)), r.label,
+                                      r.errors ? fmt::format("{} ({} failed)", r.trials, r.errors) : std::to_string(r.trials),
+                                      format_mean_count(r.input_tokens), format_mean_decimal(r.model_calls, 1),
+                                      format_share(r.resent_share), format_mean_count(r.cached_tokens),
+                                      format_mean_count(r.tool_bytes), format_mean_decimal(r.evidence_recall, 3),
+                                      format_mean_dollars(r.cost), format_ratio(r.one_shot_ratio)};
+    out += "<tr>";
+    for (const auto& c : cells) out += "<td>" + escape(c) + "</td>";
+    out += "</tr>\n";
+  }
+  out += "</tbody></table>\n";
+  if (!s.priced_as_note.empty()) out += "<p>Cost: " + escape(s.priced_as_note) + ".</p>\n";
+  return out;
+}
+
+std::string context_list(const RunManifest& m) {
+  std::vector<std::string> models;
+  for (const auto& e : m.models) models.push_back(e.endpoint.empty() ? e.model : e.model + " @ " + e.endpoint);
+  return fmt::format(
+      "<p class=\"context\">{} &middot; host {} &middot; git {} &middot; {} build &middot; spec {} (hash {}) &middot; "
+      "models {} &middot; cache models {} &middot; seeds {} &middot; okfbench {} (record schema {})</p>\n",
+      escape(m.date), escape(m.host), escape(m.git_sha), escape(m.build_type), escape(m.spec_path),
+      escape(m.spec_hash), escape(fmt::format("{}", fmt::join(models, ", "))),
+      escape(fmt::format("{}", fmt::join(m.cache_models, ", "))), escape(fmt::format("{}", fmt::join(m.seeds, ", "))),
+      escape(m.okfbench_version), m.schema_version);
+}
+
+constexpr const char* kStyle = R"(body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem;color:#222;max-width:1200px}
+table{border-collapse:collapse;font-size:.9rem;margin:1rem 0}th,td{border:1px solid #ddd;padding:.3rem .5rem;text-align:right}
+th{background:#f4f4f4}td:nth-child(1),td:nth-child(3){text-align:left}.context{color:#555;font-size:.85rem}
+.note{color:#777;font-style:italic}#okfbench-errors:empty,#okfbench-warnings:empty{display:none}
+#okfbench-errors{color:#b00;border:1px solid #b00;padding:.5rem}#okfbench-warnings{color:#a60;padding:.5rem})";
+
+// Registered before the libraries load so that errors while loading them are caught too.
+constexpr const char* kErrorCapture = R"((function () {
+  const lists = {error: [], warning: []};
+  function note(kind, message) {
+    lists[kind].push(String(message));
+    const el = document.getElementById(kind === 'error' ? 'okfbench-errors' : 'okfbench-warnings');
+    if (el) el.textContent = lists[kind].join('\n');
+  }
+  window.okfbenchNote = note;
+  window.addEventListener('error', function (e) { note('error', e.message); });
+  window.addEventListener('unhandledrejection', function (e) { note('error', e.reason && e.reason.stack ? e.reason.stack : e.reason); });
+  const consoleError = console.error, consoleWarn = console.warn;
+  console.error = function () { note('error', Array.prototype.join.call(arguments, ' ')); consoleError.apply(console, arguments); };
+  console.warn = function () { note('warning', Array.prototype.join.call(arguments, ' ')); consoleWarn.apply(console, arguments); };
+})();)";
+
+constexpr const char* kRender = R"((function () {
+  const specs = JSON.parse(document.getElementById('okfbench-specs').textContent);
+  const ids = Object.keys(specs);
+  Promise.all(ids.map(function (id) {
+    return vegaEmbed('#chart-' + id, specs[id], {actions: false, renderer: 'svg'});
+  })).then(function () {
+    document.body.setAttribute('data-charts-rendered', String(ids.length));
+  }).catch(function (e) { window.okfbenchNote('error', e && e.stack ? e.stack : e); });
+})();)";
+
+}  // namespace
+
+std::vector<std::string> html_chart_ids(const Summary& summary) {
+  std::vector<std::string> ids;
+  for (const auto& c : charts_of(summary)) {
+    if (!c.spec.is_null()) ids.push_back(c.id);
+  }
+  return ids;
+}
+
+std::string html_report(const RunManifest& manifest, const Summary& summary, const std::vector<TrialRecord>& records) {
+  json specs = json::object();
+  std::string body;
+  for (auto& c : charts_of(summary)) {
+    body += fmt::format("<h2>{}</h2>\n", c.title);
+    if (c.spec.is_null()) {
+      body += fmt::format("<p class=\"note\">{}</p>\n", c.empty_note);
+      continue;
+    }
+    body += fmt::format("<div class=\"chart\" id=\"chart-{}\"></div>\n", c.id);
+    specs[c.id] = std::move(c.spec);
+  }
+  int failed = 0;
+  for (const auto& r : records) failed += r.error.empty() ? 0 : 1;
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>okfbench report</title>\n";
+  out += "<!--\nCharts drawn with " + chart_library_versions() + ", inlined under their licences:\n\n" +
+         chart_library_licenses() + "-->\n";
+  out += fmt::format("<style>{}</style>\n<script>{}</script>\n", kStyle, kErrorCapture);
+  out += "<script>\n" + chart_library_scripts() + "\n</script>\n</head>\n<body>\n";
+  out += "<h1>okfbench report</h1>\n" + context_list(manifest);
+  out += "<pre id=\"okfbench-errors\"></pre><pre id=\"okfbench-warnings\"></pre>\n";
+  out += "<h2>Headline</h2>\n" + headline_table(summary);
+  if (failed > 0) out += fmt::format("<p>{} trial(s) failed; see report.md for their errors.</p>\n", failed);
+  out += body;
+  out += "<script type=\"application/json\" id=\"okfbench-specs\">" + json_script_safe(specs.dump()) + "</script>\n";
+  out += fmt::format("<script>{}</script>\n</body>\n</html>\n", kRender);
+  return out;
+}
+
+}  // namespace okfbench::reports
