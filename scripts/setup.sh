@@ -10,6 +10,12 @@ packages=(
   libstemmer-dev libpcre2-dev libcpp-httplib-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
+# The HTML report's chart libraries come from npm at build time, and its test
+# renders the report in headless Chromium. Checked by command, not package:
+# a Node.js installed from elsewhere ships its own npm.
+command -v node >/dev/null || packages+=(nodejs)
+command -v npm >/dev/null || packages+=(npm)
+[[ -x /usr/bin/chromium ]] || packages+=(chromium)
 if [[ "${OKFBENCH_SETUP_EXTRA:-}" != "" ]]; then
   read -r -a extra <<<"$OKFBENCH_SETUP_EXTRA"
   packages+=("${extra[@]}")
