@@ -1,0 +1,169 @@
+#include "agents/decorators.hpp"
+
+#include <fmt/format.h>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sqlite3.h>
+
+#include "agents/cache_model.hpp"
+#include "agents/hash.hpp"
+#include "agents/json_util.hpp"
+#include "agents/wire_json.hpp"
+#include "retrieval/error.hpp"
+
+namespace okfbench::agents {
+namespace {
+using nlohmann::json;
+
+std::uint64_t parse_hash(const std::string& text, const std::string& where) {
+  try {
+    std::size_t used = 0;
+    std::uint64_t value = std::stoull(text, &used, 16);
+    if (used == text.size() && text.size() == 16) return value;
+  } catch (const std::exception&) {
+  }
+  throw InputError(fmt::format("{}: 'hash' must be 16 hex digits, got '{}'", where, text));
+}
+
+void check(int rc, sqlite3* db, const std::string& what) {
+  if (rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW)
+    throw InputError(fmt::format("response cache: {}: {}", what, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)));
+}
+
+struct Statement {
+  Statement(sqlite3* db, const char* sql) : db_(db) { check(sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr), db, sql); }
+  ~Statement() { sqlite3_finalize(stmt); }
+  void bind(int i, const std::string& text) { sqlite3_bind_text(stmt, i, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT); }
+  int step() {
+    int rc = sqlite3_step(stmt);
+    check(rc, db_, "query");
+    return rc;
+  }
+  std::string column(int i) {
+    const unsigned char* text = sqlite3_column_text(stmt, i);
+    return text ? std::string(reinterpret_cast<const char*>(text), static_cast<std::size_t>(sqlite3_column_bytes(stmt, i))) : std::string();
+  }
+  sqlite3* db_;
+  sqlite3_stmt* stmt = nullptr;
+};
+}  // namespace
+
+std::string redact(std::string text, const std::vector<std::string>& secrets) {
+  for (const std::string& secret : secrets) {
+    if (secret.empty()) continue;
+    for (std::size_t at = text.find(secret); at != std::string::npos; at = text.find(secret, at))
+      text.replace(at, secret.size(), "[REDACTED]");
+  }
+  return text;
+}
+
+RecordingModel::RecordingModel(std::unique_ptr<ChatModel> inner, std::filesystem::path cassette,
+                               std::vector<std::string> secrets)
+    : inner_(std::move(inner)), cassette_(std::move(cassette)), secrets_(std::move(secrets)) {
+  std::ifstream in(cassette_);
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty()) continue;
+    std::string where = fmt::format("{}:{}", cassette_.string(), number);
+    recorded_.insert(parse_hash(json_util::require_string(json_util::parse(line, where), "hash", where), where));
+  }
+}
+
+ChatResponse RecordingModel::chat(const ChatRequest& request) {
+  ChatResponse response = inner_->chat(request);
+  std::uint64_t h = wire_json::request_hash(request);
+  std::lock_guard lock(mutex_);
+  if (!recorded_.insert(h).second) return response;
+  json line = {{"hash", hex(h)},
+               {"model", inner_->name()},
+               {"request", json::parse(wire_json::request_to_json(request))},
+               {"response", json::parse(wire_json::response_to_json(response))}};
+  std::ofstream out(cassette_, std::ios::app);
+  out << redact(line.dump(), secrets_) << '\n';
+  if (!out) throw InputError(fmt::format("cannot append to cassette {}", cassette_.string()));
+  return response;
+}
+
+ReplayModel::ReplayModel(std::filesystem::path cassette) : cassette_(std::move(cassette)) {
+  std::ifstream in(cassette_);
+  if (!in) throw InputError(fmt::format("cannot read cassette {}: record one with --record", cassette_.string()));
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty()) continue;
+    std::string where = fmt::format("{}:{}", cassette_.string(), number);
+    json entry = json_util::parse(line, where);
+    std::uint64_t h = parse_hash(json_util::require_string(entry, "hash", where), where);
+    responses_[h] = json_util::require(entry, "response", where).dump();
+    if (number == 1) name_ = "replay:" + json_util::optional_string(entry, "model", where).value_or("?");
+  }
+}
+
+ChatResponse ReplayModel::chat(const ChatRequest& request) {
+  std::uint64_t h = wire_json::request_hash(request);
+  auto it = responses_.find(h);
+  if (it == responses_.end())
+    throw InputError(fmt::format("replay: request {} is not in cassette {} ({} recorded); the run diverged from the "
+                                 "recording, so record it again",
+                                 hex(h), cassette_.string(), responses_.size()));
+  return wire_json::response_from_json(it->second);
+}
+
+CachingModel::CachingModel(std::unique_ptr<ChatModel> inner, const std::filesystem::path& database,
+                           std::string endpoint, int repeat_index, std::vector<std::string> secrets)
+    : inner_(std::move(inner)), endpoint_(std::move(endpoint)), repeat_(repeat_index), secrets_(std::move(secrets)) {
+  if (database.has_parent_path()) std::filesystem::create_directories(database.parent_path());
+  int rc = sqlite3_open(database.string().c_str(), &db_);
+  if (rc != SQLITE_OK) {
+    std::string message = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw InputError(fmt::format("response cache {}: cannot open: {}", database.string(), message));
+  }
+  sqlite3_busy_timeout(db_, 10000);
+  check(sqlite3_exec(db_,
+                     "PRAGMA journal_mode=WAL;"
+                     "CREATE TABLE IF NOT EXISTS responses (hash TEXT NOT NULL, key TEXT NOT NULL, endpoint TEXT, "
+                     "model TEXT, repeat INTEGER, response TEXT NOT NULL, PRIMARY KEY (hash, key));",
+                     nullptr, nullptr, nullptr),
+        db_, database.string());
+}
+
+CachingModel::~CachingModel() { sqlite3_close(db_); }
+
+std::string CachingModel::key_text(const ChatRequest& request) const {
+  return redact(fmt::format("{}\n{}\n{}\n{}", endpoint_, inner_->name(), repeat_, wire_json::request_to_json(request)),
+                secrets_);
+}
+
+ChatResponse CachingModel::chat(const ChatRequest& request) {
+  std::string key = key_text(request);
+  std::string h = hex(fnv1a(key));
+  {
+    std::lock_guard lock(mutex_);
+    Statement find(db_, "SELECT response FROM responses WHERE hash = ?1 AND key = ?2");
+    find.bind(1, h);
+    find.bind(2, key);
+    if (find.step() == SQLITE_ROW) {
+      ++hits_;
+      return wire_json::response_from_json(find.column(0));
+    }
+  }
+  ChatResponse response = inner_->chat(request);
+  std::lock_guard lock(mutex_);
+  ++misses_;
+  Statement insert(db_, "INSERT OR REPLACE INTO responses VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+  insert.bind(1, h);
+  insert.bind(2, key);
+  insert.bind(3, endpoint_);
+  insert.bind(4, inner_->name());
+  insert.bind(5, std::to_string(repeat_));
+  insert.bind(6, redact(wire_json::response_to_json(response), secrets_));
+  insert.step();
+  return response;
+}
+
+}  // namespace okfbench::agents
