@@ -1,0 +1,88 @@
+// okfbench search BUNDLE "query": ranked concepts of a bundle, as the agent's
+// search tool sees them (id, title, description, score; never the body).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "harness/commands.hpp"
+#include "harness/search_flags.hpp"
+#include "retrieval/search.hpp"
+
+namespace okfbench::cli {
+namespace {
+
+struct SearchArgs {
+  std::string bundle;
+  std::string query;
+  std::size_t k = 5;
+  std::string type;
+  std::vector<std::string> tags;
+  std::string layer;
+  bool json = false;
+  SearchFlags flags;
+};
+
+nlohmann::ordered_json hit_json(const retrieval::Hit& hit, std::size_t rank) {
+  nlohmann::ordered_json out = {{"rank", rank}, {"id", hit.id}, {"score", hit.score}};
+  if (const retrieval::Concept* c = hit.concept_ptr) {
+    out["title"] = c->title;
+    out["description"] = c->description;
+    out["type"] = c->type;
+  }
+  return out;
+}
+
+void print_hits(const std::vector<retrieval::Hit>& hits) {
+  if (hits.empty()) {
+    std::fputs("no results\n", stdout);
+    return;
+  }
+  for (std::size_t i = 0; i < hits.size(); ++i) {
+    const retrieval::Concept* c = hits[i].concept_ptr;
+    std::string line = fmt::format("{:>3}  {:8.4f}  {}", i + 1, hits[i].score, hits[i].id);
+    if (c && !c->title.empty()) line += "  " + c->title;
+    if (c && !c->description.empty()) line += " - " + c->description;
+    std::printf("%s\n", line.c_str());
+  }
+}
+
+int run_search(const SearchArgs& args) {
+  retrieval::IndexConfig config = args.flags.config();
+  retrieval::Bundle bundle = load_bundle_for_search(args.bundle, args.flags);
+  retrieval::SearchIndex index = retrieval::SearchIndex::build(bundle, config);
+  retrieval::SearchOptions options;
+  options.limit = args.k;
+  options.type = args.type;
+  options.tags = args.tags;
+  options.layer = args.layer;
+  std::vector<retrieval::Hit> hits = index.search(args.query, options);
+  if (!args.json) {
+    print_hits(hits);
+    return 0;
+  }
+  nlohmann::ordered_json out = {{"query", args.query}, {"hits", nlohmann::ordered_json::array()}};
+  for (std::size_t i = 0; i < hits.size(); ++i) out["hits"].push_back(hit_json(hits[i], i + 1));
+  std::printf("%s\n", out.dump(2).c_str());
+  return 0;
+}
+
+}  // namespace
+
+void add_search_command(CLI::App& app, Action& action) {
+  auto args = std::make_shared<SearchArgs>();
+  CLI::App* cmd = app.add_subcommand("search", "Rank a bundle's concepts for a query (BM25F, or BM25 with --flat)");
+  cmd->add_option("bundle", args->bundle, "Bundle directory")->required();
+  cmd->add_option("query", args->query, "Query text")->required();
+  cmd->add_option("--k", args->k, "Number of hits, 1..1000")->check(CLI::Range(1, 1000))->capture_default_str();
+  cmd->add_option("--type", args->type, "Only concepts of this type (case-insensitive)");
+  cmd->add_option("--tag", args->tags, "Only concepts with this tag (repeatable; all must match)");
+  cmd->add_option("--layer", args->layer, "Only concepts in this top-level directory");
+  cmd->add_flag("--json", args->json, "Print {query, hits: [{rank, id, score, title, description, type}]}");
+  add_search_flags(*cmd, args->flags);
+  cmd->callback([args, &action] { action = [args] { return run_search(*args); }; });
+}
+
+}  // namespace okfbench::cli
