@@ -1,0 +1,391 @@
+#include "harness/spec.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "retrieval/error.hpp"
+
+namespace okfbench::harness {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::set<std::string> kTopKeys = {"name", "seed", "repeats", "concurrency", "requests_per_minute",
+                                        "cost_cap_usd", "max_questions", "cache_dir", "bundles", "paths",
+                                        "models", "cache_models"};
+const std::set<std::string> kPathBundleKeys = {"path", "name", "questions"};
+const std::set<std::string> kGenerateKeys = {"concepts", "seed", "layers", "questions"};
+const std::set<std::string> kConvertKeys = {"format", "source", "split", "concepts"};
+const std::set<std::string> kContextKeys = {"budget_tokens", "k", "hops", "strategy"};
+const std::set<std::string> kAgentKeys = {"surface", "tools", "max_turns"};
+const std::set<std::string> kTools = {"browse", "search", "open", "follow", "history", "remember",
+                                      "search_concepts", "read_concept", "get_neighbors"};
+
+std::string join(const std::set<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+// Reads one spec, remembering where each value came from for messages.
+class SpecReader {
+ public:
+  SpecReader(std::string file_name, fs::path base_dir, std::map<std::string, std::string> overridden)
+      : file_(std::move(file_name)), base_(std::move(base_dir)), overridden_(std::move(overridden)) {}
+
+  [[noreturn]] void fail(const YAML::Node& node, const std::string& key, const std::string& message) const {
+    throw InputError(fmt::format("{}: {}: {}", where(node, key), key, message));
+  }
+
+  std::string where(const YAML::Node& node, const std::string& key) const {
+    for (const auto& [path, argument] : overridden_) {
+      if (key == path || key.starts_with(path + ".") || key.starts_with(path + "[")) return fmt::format("--set {}", argument);
+    }
+    if (node.IsDefined() && node.Mark().line >= 0) return fmt::format("{}:{}", file_, node.Mark().line + 1);
+    return file_;
+  }
+
+  void check_keys(const YAML::Node& map, const std::string& key, const std::set<std::string>& known) const {
+    if (!map.IsMap()) fail(map, key.empty() ? "spec" : key, "expected a mapping of keys to values");
+    for (const auto& entry : map) {
+      const std::string name = entry.first.as<std::string>();
+      if (!known.count(name)) {
+        const std::string full = key.empty() ? name : key + "." + name;
+        fail(entry.first, full, fmt::format("unknown key; known keys here: {}", join(known)));
+      }
+    }
+  }
+
+  template <class T>
+  T scalar(const YAML::Node& node, const std::string& key, std::string_view expected) const {
+    if (!node.IsScalar()) fail(node, key, fmt::format("expected {}", expected));
+    try {
+      return node.as<T>();
+    } catch (const YAML::Exception&) {
+      fail(node, key, fmt::format("expected {}, got \"{}\"", expected, node.Scalar()));
+    }
+  }
+
+  std::int64_t positive(const YAML::Node& node, const std::string& key, std::int64_t min = 1) const {
+    const auto value = scalar<std::int64_t>(node, key, min > 0 ? "a positive integer" : "a non-negative integer");
+    if (value < min) fail(node, key, fmt::format("expected an integer of at least {}, got {}", min, value));
+    return value;
+  }
+
+  // A scalar or a list of scalars, each read by `read`.
+  template <class T>
+  std::vector<T> list(const YAML::Node& node, const std::string& key,
+                      const std::function<T(const YAML::Node&, const std::string&)>& read) const {
+    std::vector<T> out;
+    if (node.IsSequence()) {
+      for (std::size_t i = 0; i < node.size(); ++i) out.push_back(read(node[i], fmt::format("{}[{}]", key, i)));
+    } else {
+      out.push_back(read(node, key));
+    }
+    if (out.empty()) fail(node, key, "expected at least one value");
+    return out;
+  }
+
+  std::vector<std::int64_t> int_list(const YAML::Node& node, const std::string& key, std::int64_t min = 1) const {
+    return list<std::int64_t>(node, key, [&](const YAML::Node& n, const std::string& k) { return positive(n, k, min); });
+  }
+
+  std::vector<std::string> string_list(const YAML::Node& node, const std::string& key,
+                                       const std::set<std::string>& allowed = {}) const {
+    return list<std::string>(node, key, [&](const YAML::Node& n, const std::string& k) {
+      auto value = scalar<std::string>(n, k, "a string");
+      if (!allowed.empty() && !allowed.count(value)) fail(n, k, fmt::format("unknown value \"{}\"; use one of: {}", value, join(allowed)));
+      return value;
+    });
+  }
+
+  // ${VAR} expands from the environment; OKFBENCH_DATA falls back to the
+  // reference data beside the source tree, as the tests do.
+  fs::path path_value(const YAML::Node& node, const std::string& key, const fs::path& base) const {
+    std::string text = scalar<std::string>(node, key, "a path");
+    std::string out;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      if (text.compare(i, 2, "${") != 0) {
+        out += text[i];
+        continue;
+      }
+      const auto close = text.find('}', i);
+      if (close == std::string::npos) fail(node, key, "unterminated ${ in path");
+      const std::string var = text.substr(i + 2, close - i - 2);
+      const char* value = std::getenv(var.c_str());
+      if (value && *value) {
+        out += value;
+      } else if (var == "OKFBENCH_DATA") {
+        out += std::string(OKFBENCH_SOURCE_DIR) + "/../shared/data";
+      } else {
+        fail(node, key, fmt::format("environment variable {} is not set", var));
+      }
+      i = close;
+    }
+    const fs::path p(out);
+    return (p.is_absolute() ? p : base / p).lexically_normal();
+  }
+
+  const fs::path& base() const { return base_; }
+
+ private:
+  std::string file_;
+  fs::path base_;
+  std::map<std::string, std::string> overridden_;  // dotted key -> "KEY=VALUE"
+};
+
+void read_path_bundle(const SpecReader& r, const YAML::Node& node, const std::string& key, ExperimentSpec& spec) {
+  r.check_keys(node, key, kPathBundleKeys);
+  BundleSource b;
+  b.kind = BundleKind::path;
+  b.path = r.path_value(node["path"], key + ".path", r.base());
+  if (!fs::is_directory(b.path)) r.fail(node["path"], key + ".path", fmt::format("no such folder {}", b.path.string()));
+  b.name = node["name"] ? r.scalar<std::string>(node["name"], key + ".name", "a string") : b.path.filename().string();
+  b.questions = node["questions"] ? r.path_value(node["questions"], key + ".questions", r.base()) : b.path / "questions.yaml";
+  if (!fs::is_regular_file(b.questions)) {
+    r.fail(node["questions"] ? node["questions"] : node, key + ".questions",
+           fmt::format("no question set at {}; name one with questions:", b.questions.string()));
+  }
+  spec.bundles.push_back(std::move(b));
+}
+
+void read_generated(const SpecReader& r, const YAML::Node& node, const std::string& key, ExperimentSpec& spec) {
+  r.check_keys(node, key, kGenerateKeys);
+  if (!node["concepts"]) r.fail(node, key + ".concepts", "required: the bundle sizes to generate");
+  for (std::int64_t n : r.int_list(node["concepts"], key + ".concepts")) {
+    BundleSource b;
+    b.kind = BundleKind::generated;
+    b.concepts = static_cast<std::size_t>(n);
+    b.seed = node["seed"] ? static_cast<std::uint64_t>(r.positive(node["seed"], key + ".seed", 0)) : spec.seed;
+    if (node["layers"]) b.layers = static_cast<std::size_t>(r.positive(node["layers"], key + ".layers", 0));
+    if (b.layers > 8) r.fail(node["layers"], key + ".layers", "expected 0 (automatic) to 8");
+    if (node["questions"]) b.question_count = static_cast<std::size_t>(r.positive(node["questions"], key + ".questions"));
+    b.name = fmt::format("gen-{}", n);
+    spec.bundles.push_back(std::move(b));
+  }
+}
+
+void read_converted(const SpecReader& r, const YAML::Node& node, const std::string& key, ExperimentSpec& spec) {
+  r.check_keys(node, key, kConvertKeys);
+  if (!node["format"]) r.fail(node, key + ".format", "required: beir or cranfield");
+  if (!node["source"]) r.fail(node, key + ".source", "required: the collection folder");
+  const auto format = r.scalar<std::string>(node["format"], key + ".format", "beir or cranfield");
+  if (format != "beir" && format != "cranfield") r.fail(node["format"], key + ".format", fmt::format("unknown format \"{}\"; use beir or cranfield", format));
+  const fs::path source = r.path_value(node["source"], key + ".source", r.base());
+  if (!fs::is_directory(source)) r.fail(node["source"], key + ".source", fmt::format("no such folder {}", source.string()));
+  const std::string split = node["split"] ? r.scalar<std::string>(node["split"], key + ".split", "a qrels split name") : "test";
+  const auto sizes = node["concepts"] ? r.int_list(node["concepts"], key + ".concepts") : std::vector<std::int64_t>{0};
+  for (std::int64_t n : sizes) {
+    BundleSource b;
+    b.kind = BundleKind::converted;
+    b.format = format;
+    b.source = source;
+    b.split = split;
+    b.concepts = static_cast<std::size_t>(n);
+    b.name = n > 0 ? fmt::format("{}-{}", source.filename().string(), n) : source.filename().string();
+    spec.bundles.push_back(std::move(b));
+  }
+}
+
+void read_bundles(const SpecReader& r, const YAML::Node& node, ExperimentSpec& spec) {
+  if (!node || !node.IsSequence() || node.size() == 0) {
+    r.fail(node, "bundles", "required: a list of bundles (path:, generate: or convert: entries)");
+  }
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const std::string key = fmt::format("bundles[{}]", i);
+    const YAML::Node entry = node[i];
+    if (!entry.IsMap()) r.fail(entry, key, "expected a mapping with path:, generate: or convert:");
+    if (entry["generate"]) {
+      if (entry.size() != 1) r.fail(entry, key, "a generate: entry has no other keys");
+      read_generated(r, entry["generate"], key + ".generate", spec);
+    } else if (entry["convert"]) {
+      if (entry.size() != 1) r.fail(entry, key, "a convert: entry has no other keys");
+      read_converted(r, entry["convert"], key + ".convert", spec);
+    } else if (entry["path"]) {
+      read_path_bundle(r, entry, key, spec);
+    } else {
+      r.fail(entry, key, "expected path:, generate: or convert:");
+    }
+  }
+  std::set<std::string> names;
+  for (const auto& b : spec.bundles) {
+    if (!names.insert(b.name).second) r.fail(node, "bundles", fmt::format("two bundles are named \"{}\"; give one a name:", b.name));
+  }
+}
+
+void read_paths(const SpecReader& r, const YAML::Node& node, ExperimentSpec& spec) {
+  if (!node) r.fail(node, "paths", "required: context:, agent: or both");
+  r.check_keys(node, "paths", {"context", "agent"});
+  if (const YAML::Node c = node["context"]) {
+    r.check_keys(c, "paths.context", kContextKeys);
+    ContextSweep sweep;
+    if (c["budget_tokens"]) sweep.budget_tokens = r.int_list(c["budget_tokens"], "paths.context.budget_tokens");
+    if (c["k"]) {
+      sweep.k.clear();
+      for (auto v : r.int_list(c["k"], "paths.context.k")) sweep.k.push_back(static_cast<int>(v));
+    }
+    if (c["hops"]) {
+      sweep.hops.clear();
+      for (auto v : r.int_list(c["hops"], "paths.context.hops", 0)) sweep.hops.push_back(static_cast<int>(v));
+    }
+    if (c["strategy"]) sweep.strategy = r.string_list(c["strategy"], "paths.context.strategy", {"grafito", "weaver"});
+    spec.context = sweep;
+  }
+  if (const YAML::Node a = node["agent"]) {
+    r.check_keys(a, "paths.agent", kAgentKeys);
+    AgentSweep sweep;
+    if (a["surface"]) sweep.surface = r.string_list(a["surface"], "paths.agent.surface", {"grafito", "harnessx"});
+    if (const YAML::Node tools = a["tools"]) {
+      // A flat list is one tool set; a list of lists is several.
+      const bool nested = tools.IsSequence() && tools.size() > 0 && tools[0].IsSequence();
+      sweep.tools.clear();
+      if (nested) {
+        for (std::size_t i = 0; i < tools.size(); ++i) {
+          sweep.tools.push_back(r.string_list(tools[i], fmt::format("paths.agent.tools[{}]", i), kTools));
+        }
+      } else {
+        sweep.tools.push_back(r.string_list(tools, "paths.agent.tools", kTools));
+      }
+    }
+    if (a["max_turns"]) {
+      sweep.max_turns.clear();
+      for (auto v : r.int_list(a["max_turns"], "paths.agent.max_turns")) sweep.max_turns.push_back(static_cast<int>(v));
+    }
+    spec.agent = sweep;
+  }
+  if (!spec.context && !spec.agent) r.fail(node, "paths", "name at least one of context: and agent:");
+}
+
+void read_models(const SpecReader& r, const YAML::Node& root, ExperimentSpec& spec) {
+  if (root["models"]) {
+    spec.models = r.string_list(root["models"], "models");
+    for (std::size_t i = 0; i < spec.models.size(); ++i) {
+      const std::string& m = spec.models[i];
+      const bool ok = m == "sim" || m.starts_with("openai:") || m.starts_with("anthropic:") || m.starts_with("replay:");
+      if (!ok) {
+        const YAML::Node n = root["models"].IsSequence() ? root["models"][i] : root["models"];
+        r.fail(n, "models", fmt::format("unknown model \"{}\"; use sim, openai:MODEL, anthropic:MODEL or replay:CASSETTE", m));
+      }
+    }
+  }
+  if (root["cache_models"]) spec.cache_models = r.string_list(root["cache_models"], "cache_models", {"none", "openai", "anthropic"});
+}
+
+void read_run_settings(const SpecReader& r, const YAML::Node& root, ExperimentSpec& spec) {
+  if (root["name"]) spec.name = r.scalar<std::string>(root["name"], "name", "a string");
+  if (root["seed"]) spec.seed = static_cast<std::uint64_t>(r.positive(root["seed"], "seed", 0));
+  if (root["repeats"]) spec.repeats = static_cast<int>(r.positive(root["repeats"], "repeats"));
+  if (root["concurrency"]) spec.concurrency = static_cast<unsigned>(r.positive(root["concurrency"], "concurrency"));
+  if (spec.concurrency > 256) r.fail(root["concurrency"], "concurrency", "expected at most 256");
+  if (root["requests_per_minute"]) {
+    spec.requests_per_minute = r.scalar<double>(root["requests_per_minute"], "requests_per_minute", "a number");
+    if (spec.requests_per_minute < 0) r.fail(root["requests_per_minute"], "requests_per_minute", "expected 0 (no limit) or more");
+  }
+  if (root["cost_cap_usd"]) {
+    spec.cost_cap_usd = r.scalar<double>(root["cost_cap_usd"], "cost_cap_usd", "a number of dollars");
+    if (*spec.cost_cap_usd <= 0) r.fail(root["cost_cap_usd"], "cost_cap_usd", "expected more than 0");
+  }
+  if (root["max_questions"]) spec.max_questions = static_cast<std::size_t>(r.positive(root["max_questions"], "max_questions", 0));
+  if (root["cache_dir"]) spec.cache_dir = r.scalar<std::string>(root["cache_dir"], "cache_dir", "a path");
+}
+
+// Applies KEY=VALUE to the tree; returns the dotted key.
+std::string apply_override(YAML::Node& root, const std::string& argument) {
+  const auto eq = argument.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw UsageError(fmt::format("--set {}: expected KEY=VALUE, e.g. --set paths.context.budget_tokens=500", argument));
+  }
+  const std::string key = argument.substr(0, eq);
+  YAML::Node value;
+  try {
+    value = YAML::Load(argument.substr(eq + 1));
+  } catch (const YAML::Exception& e) {
+    throw UsageError(fmt::format("--set {}: the value is not valid YAML ({})", argument, e.msg));
+  }
+  std::vector<std::string> parts;
+  std::stringstream stream(key);
+  for (std::string part; std::getline(stream, part, '.');) {
+    if (part.empty()) throw UsageError(fmt::format("--set {}: empty part in key \"{}\"", argument, key));
+    parts.push_back(part);
+  }
+  YAML::Node node = root;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    const bool index = node.IsSequence() && parts[i].find_first_not_of("0123456789") == std::string::npos;
+    if (index) {
+      const std::size_t at = std::stoul(parts[i]);
+      if (at >= node.size()) throw UsageError(fmt::format("--set {}: {} has no element {}", argument, key, at));
+      node.reset(node[at]);
+      continue;
+    }
+    if (!node.IsMap()) throw UsageError(fmt::format("--set {}: cannot set a key inside a value that is not a mapping", argument));
+    const bool descend = node[parts[i]] && (node[parts[i]].IsMap() || node[parts[i]].IsSequence());
+    if (!descend) node[parts[i]] = YAML::Node(YAML::NodeType::Map);
+    node.reset(node[parts[i]]);
+  }
+  node[parts.back()] = value;
+  return key;
+}
+
+}  // namespace
+
+std::string BundleSource::identity() const {
+  switch (kind) {
+    case BundleKind::path: return fmt::format("path:{}|questions:{}", path.generic_string(), questions.generic_string());
+    case BundleKind::generated: return fmt::format("generate:concepts={},seed={},layers={},questions={}", concepts, seed, layers, question_count);
+    case BundleKind::converted: return fmt::format("convert:{}:{}|split={}|concepts={}", format, source.generic_string(), split, concepts);
+  }
+  return name;
+}
+
+std::string stable_hash(std::string_view text) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+ExperimentSpec parse_spec(std::string_view yaml, std::string_view file_name, const fs::path& base_dir,
+                          const std::vector<std::string>& overrides) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml));
+  } catch (const YAML::ParserException& e) {
+    throw InputError(fmt::format("{}:{}: not valid YAML: {}", file_name, e.mark.line + 1, e.msg));
+  }
+  if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  std::map<std::string, std::string> overridden;
+  for (const std::string& argument : overrides) overridden[apply_override(root, argument)] = argument;
+  SpecReader r(std::string(file_name), base_dir, overridden);
+  r.check_keys(root, "", kTopKeys);
+  ExperimentSpec spec;
+  spec.name = fs::path(std::string(file_name)).stem().string();
+  read_run_settings(r, root, spec);
+  read_bundles(r, root["bundles"], spec);
+  read_paths(r, root["paths"], spec);
+  read_models(r, root, spec);
+  YAML::Emitter emitter;
+  emitter << root;
+  spec.hash = stable_hash(emitter.c_str());
+  return spec;
+}
+
+ExperimentSpec load_spec(const fs::path& file, const std::vector<std::string>& overrides) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(fmt::format("cannot read the experiment spec {}: check the path", file.string()));
+  std::ostringstream text;
+  text << in.rdbuf();
+  ExperimentSpec spec = parse_spec(text.str(), file.string(), file.parent_path(), overrides);
+  spec.file = file;
+  return spec;
+}
+
+}  // namespace okfbench::harness

@@ -1,0 +1,114 @@
+#pragma once
+// Experiment specs: which bundles, which questions, which retrieval paths and
+// models, and how to run them. A spec expands into trials (one question on
+// one path configuration with one model, cache model and repeat index), each
+// with a stable key, the hash of everything that determines its result.
+//
+// YAML format (every key optional unless marked; a scalar is accepted where a
+// list is expected and means a one-element list):
+//
+//   name: default                  # default: the file name without .yaml
+//   seed: 1                        # passed to sim and to generated bundles
+//   repeats: 1                     # each configuration runs this many times
+//   concurrency: 2                 # trials in flight at once
+//   requests_per_minute: 0         # model calls per minute over all workers; 0 = no limit
+//   cost_cap_usd: 5.0              # stop starting trials once the spend reaches this
+//   max_questions: 0               # per bundle, the first N questions; 0 = all
+//   cache_dir: okfbench-out/cache  # generated and converted bundles, relative to the working directory
+//   bundles:                       # REQUIRED, at least one
+//     - path: ../bundles/demo      # an existing bundle, relative to this file; ${VAR} expands
+//       name: demo                 # default: the folder name
+//       questions: ../questions/demo.yaml  # default: <path>/questions.yaml
+//     - generate: {concepts: [10, 100], seed: 1, layers: 0, questions: 20}
+//     - convert: {format: beir, source: "${OKFBENCH_DATA}/collections/scifact",
+//                 split: test, concepts: [100, 1000, 5183]}  # subsets that keep the judged documents
+//   paths:                         # REQUIRED, at least one of context and agent
+//     context: {budget_tokens: [2000], k: [5], hops: [1], strategy: [grafito]}
+//     agent:
+//       surface: [grafito]         # grafito or harnessx tool names
+//       tools: [[browse, search, open, follow, history, remember], [search, open]]
+//       max_turns: [12]
+//   models: [sim]                  # sim, openai:MODEL, anthropic:MODEL
+//   cache_models: [openai]         # none, openai, anthropic
+//
+// Problems are InputErrors naming the file, the line and the key, e.g.
+//   default.yaml:14: paths.context.budget_tokens: expected a positive integer, got "lots"
+// and a key that came from --set names the --set argument instead of a line.
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace okfbench::harness {
+
+enum class BundleKind { path, generated, converted };
+
+// One bundle of the experiment (a generate/convert entry with a list of sizes
+// becomes one BundleSource per size).
+struct BundleSource {
+  BundleKind kind = BundleKind::path;
+  std::string name;                  // unique within the spec, e.g. "demo", "gen-1000", "scifact-100"
+  std::filesystem::path path;        // kind path: the bundle folder
+  std::filesystem::path questions;   // kind path: the question set file
+  std::size_t concepts = 0;          // generated / converted: the size
+  std::uint64_t seed = 1;            // generated
+  std::size_t layers = 0;            // generated; 0 = the generator's default
+  std::size_t question_count = 0;    // generated; 0 = the generator's default
+  std::string format;                // converted: beir or cranfield
+  std::filesystem::path source;      // converted: the collection folder
+  std::string split = "test";        // converted beir: the qrels split
+
+  // What determines the bundle's content, for trial keys.
+  std::string identity() const;
+};
+
+struct ContextSweep {
+  std::vector<std::int64_t> budget_tokens = {2000};
+  std::vector<int> k = {5};
+  std::vector<int> hops = {1};
+  std::vector<std::string> strategy = {"grafito"};  // grafito (search, expand, pack) or weaver
+};
+
+struct AgentSweep {
+  std::vector<std::string> surface = {"grafito"};
+  std::vector<std::vector<std::string>> tools = {{"browse", "search", "open", "follow", "history", "remember"}};
+  std::vector<int> max_turns = {12};
+};
+
+struct ExperimentSpec {
+  std::string name;
+  std::filesystem::path file;  // where it was read from ("" for text)
+  std::string hash;            // of the spec after --set overrides, 16 hex digits
+  std::uint64_t seed = 1;
+  int repeats = 1;
+  unsigned concurrency = 2;
+  double requests_per_minute = 0;
+  std::optional<double> cost_cap_usd;
+  std::size_t max_questions = 0;
+  std::filesystem::path cache_dir = "okfbench-out/cache";
+  std::vector<BundleSource> bundles;
+  std::optional<ContextSweep> context;
+  std::optional<AgentSweep> agent;
+  std::vector<std::string> models = {"sim"};
+  std::vector<std::string> cache_models = {"none"};
+};
+
+// Reads `file`, applies each "KEY=VALUE" override (KEY is a dotted path such
+// as paths.context.budget_tokens, VALUE is YAML: 500, [500, 1000], sim),
+// validates and returns the spec. Throws InputError for an unreadable file or
+// a bad spec, UsageError for a malformed override.
+ExperimentSpec load_spec(const std::filesystem::path& file, const std::vector<std::string>& overrides = {});
+
+// The same over text; `file_name` names it in messages and relative paths are
+// resolved against `base_dir`.
+ExperimentSpec parse_spec(std::string_view yaml, std::string_view file_name, const std::filesystem::path& base_dir,
+                          const std::vector<std::string>& overrides = {});
+
+// 64-bit FNV-1a as 16 lower-case hex digits: stable across platforms and
+// runs, which std::hash is not (Fowler, Noll, Vo; IETF draft-eastlake-fnv).
+std::string stable_hash(std::string_view text);
+
+}  // namespace okfbench::harness
