@@ -10,13 +10,17 @@ void add_gen_command(CLI::App& app, Action& action);
 void add_tokens_command(CLI::App& app, Action& action);
 void add_search_command(CLI::App& app, Action& action);
 void add_convert_command(CLI::App& app, Action& action);
+void add_eval_command(CLI::App& app, Action& action);
 
+void add_report_command(CLI::App& app, Action& action);
 
 void add_all_commands(CLI::App& app, Action& action) {
   add_gen_command(app, action);
   add_tokens_command(app, action);
   add_search_command(app, action);
   add_convert_command(app, action);
+  add_eval_command(app, action);
+  add_report_command(app, action);
   (void)app;
   (void)action;
 }

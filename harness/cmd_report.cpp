@@ -1,0 +1,48 @@
+// okfbench report: rebuild every report of a run from its stored results.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "harness/commands.hpp"
+#include "reports/pricing.hpp"
+#include "reports/record.hpp"
+#include "reports/report_files.hpp"
+#include "reports/summary.hpp"
+
+namespace okfbench::cli {
+namespace {
+
+struct ReportArgs {
+  std::string run_dir;
+  std::string formats = "md,html,json,csv,junit";
+  std::string out_dir;  // default: the run directory
+  std::string pricing;  // default: datasets/pricing.yaml
+};
+
+int run_report(const ReportArgs& args) {
+  auto formats = reports::parse_report_formats(args.formats);
+  reports::StoredRun run = reports::read_run_dir(args.run_dir);
+  auto pricing = args.pricing.empty() ? reports::PricingTable::load_default() : reports::PricingTable::load(args.pricing);
+  std::filesystem::path out = args.out_dir.empty() ? args.run_dir : args.out_dir;
+  auto written = reports::write_report_files(run.manifest, run.records, pricing, formats, out);
+  std::fputs(reports::headline_markdown(reports::summarize(run.records, pricing)).c_str(), stdout);
+  for (const auto& path : written) std::fprintf(stderr, "wrote %s\n", path.string().c_str());
+  return 0;
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app, Action& action) {
+  auto args = std::make_shared<ReportArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "report", "Rebuild the reports of a run from its results.jsonl and manifest.json (no trial is re-run)");
+  cmd->add_option("RUN_DIR", args->run_dir, "Output folder of `okfbench run`")->required();
+  cmd->add_option("--format", args->formats, "Comma-separated: md, html, json, csv, junit")->capture_default_str();
+  cmd->add_option("--out", args->out_dir, "Folder for the report files (default: RUN_DIR)");
+  cmd->add_option("--pricing", args->pricing, "Pricing table (default: datasets/pricing.yaml or $OKFBENCH_PRICING)");
+  cmd->callback([args, &action] { action = [args] { return run_report(*args); }; });
+}
+
+}  // namespace okfbench::cli
