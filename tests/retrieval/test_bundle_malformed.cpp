@@ -1,0 +1,111 @@
+// The malformed-input corpus: every file in tests/data/malformed/ is one case,
+// and expected.tsv says which diagnostic it must produce.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "retrieval/bundle.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace okfbench::retrieval {
+namespace {
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+struct Expected {
+  std::string path;
+  Severity severity;
+  int line;
+  std::string message;
+};
+
+std::vector<Expected> read_expected(const fs::path& file) {
+  std::vector<Expected> cases;
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    Expected item;
+    std::string severity, number;
+    std::getline(fields, item.path, '\t');
+    std::getline(fields, severity, '\t');
+    std::getline(fields, number, '\t');
+    std::getline(fields, item.message);
+    item.severity = severity == "error" ? Severity::error : Severity::warning;
+    item.line = std::stoi(number);
+    cases.push_back(item);
+  }
+  return cases;
+}
+
+fs::path corpus() { return okfbench::test::source_dir() / "tests/data/malformed"; }
+
+TEST(BundleMalformed, EveryCaseGivesItsDiagnostic) {
+  Bundle bundle = Bundle::load(corpus());
+  std::vector<Expected> cases = read_expected(corpus() / "expected.tsv");
+  ASSERT_EQ(cases.size(), 16u);
+  ASSERT_EQ(bundle.diagnostics().size(), cases.size());
+  for (const Expected& expected : cases) {
+    auto found = std::find_if(bundle.diagnostics().begin(), bundle.diagnostics().end(), [&](const Diagnostic& d) {
+      return d.path == expected.path && d.line == expected.line && d.message.find(expected.message) != std::string::npos;
+    });
+    ASSERT_NE(found, bundle.diagnostics().end()) << expected.path << ": " << expected.message;
+    EXPECT_EQ(found->severity, expected.severity) << expected.path;
+  }
+}
+
+TEST(BundleMalformed, ErrorsSkipTheFileWarningsKeepIt) {
+  Bundle bundle = Bundle::load(corpus());
+  std::vector<std::string> loaded;
+  for (const Concept& item : bundle.concepts()) loaded.push_back(item.id);
+  EXPECT_THAT(loaded, ::testing::ElementsAre("bom", "clash", "clash/inner", "crlf", "escaping-link",
+                                             "invalid-timestamp", "verified-no-actor"));
+  EXPECT_EQ(bundle.find("bom")->title, "With BOM");
+  const Concept* crlf = bundle.find("crlf");
+  EXPECT_EQ(crlf->title, "Windows");
+  EXPECT_EQ(crlf->body.find('\r'), std::string::npos);
+  ASSERT_EQ(crlf->links.size(), 1u);
+  EXPECT_EQ(crlf->links[0].target, "bom");
+  const Concept* escaping = bundle.find("escaping-link");
+  ASSERT_EQ(escaping->links.size(), 1u);
+  EXPECT_FALSE(escaping->links[0].resolved);
+  EXPECT_EQ(escaping->links[0].target, "");
+  EXPECT_EQ(bundle.find("invalid-timestamp")->stale_after, "next tuesday");
+  EXPECT_FALSE(bundle.find("invalid-timestamp")->is_stale("2099-01-01T00:00:00Z"));
+  EXPECT_TRUE(bundle.find("verified-no-actor")->verified.empty());
+  EXPECT_EQ(bundle.find("verified-no-actor")->trust, TrustTier::unverified);
+}
+
+TEST(BundleMalformed, OversizedFileIsSkipped) {
+  fs::path root = okfbench::test::fresh_dir("oversized");
+  okfbench::test::write_file(root / "big.md", "---\ntype: X\n---\n\n" + std::string(2000, 'x') + "\n");
+  okfbench::test::write_file(root / "small.md", "---\ntype: X\n---\n");
+  Bundle bundle = Bundle::load(root, {.max_file_bytes = 1000});
+  ASSERT_EQ(bundle.concepts().size(), 1u);
+  ASSERT_EQ(bundle.diagnostics().size(), 1u);
+  EXPECT_EQ(bundle.diagnostics()[0].path, "big.md");
+  EXPECT_EQ(bundle.diagnostics()[0].severity, Severity::error);
+  EXPECT_THAT(bundle.diagnostics()[0].message, HasSubstr("2018 bytes, over the limit of 1000 bytes"));
+}
+
+TEST(BundleMalformed, RepoProfileKeepsWhatOkfSkips) {
+  Bundle bundle = Bundle::load(corpus(), {.profile = Profile::repo});
+  // Files without usable frontmatter load as plain markdown; invalid UTF-8 and
+  // the empty file still cannot be concepts.
+  EXPECT_NE(bundle.find("no-frontmatter"), nullptr);
+  EXPECT_NE(bundle.find("unterminated-fence"), nullptr);
+  EXPECT_NE(bundle.find("invalid-yaml"), nullptr);
+  EXPECT_EQ(bundle.find("missing-type")->type, "Document");
+  EXPECT_EQ(bundle.find("invalid-utf8"), nullptr);
+  EXPECT_EQ(bundle.find("empty"), nullptr);
+  for (const Diagnostic& diagnostic : bundle.diagnostics()) {
+    if (diagnostic.path != "invalid-utf8.md") {
+      EXPECT_EQ(diagnostic.severity, Severity::warning) << diagnostic.path;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace okfbench::retrieval
