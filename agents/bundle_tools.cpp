@@ -1,0 +1,453 @@
+#include "agents/bundle_tools.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "retrieval/error.hpp"
+
+namespace okfbench::agents {
+namespace {
+using nlohmann::json;
+using retrieval::Bundle;
+using retrieval::Concept;
+
+// Thrown inside a tool, caught in BundleTools::call, returned as {"error": ...}.
+struct ToolFailure {
+  std::string message;
+};
+
+// Typed access to a tool's JSON arguments.
+class Args {
+ public:
+  Args(std::string_view tool, std::string_view text) : tool_(tool) {
+    json_ = json::parse(text.empty() ? std::string_view("{}") : text, nullptr, false);
+    if (json_.is_discarded() || !json_.is_object())
+      throw ToolFailure{fmt::format("{}: arguments must be a JSON object, got: {}", tool, text.substr(0, 200))};
+  }
+  std::optional<std::string> text(const char* key) const {
+    auto it = json_.find(key);
+    if (it == json_.end() || it->is_null()) return std::nullopt;
+    if (!it->is_string()) throw ToolFailure{fmt::format("{}: '{}' must be a string", tool_, key)};
+    return it->get<std::string>();
+  }
+  std::string required(const char* key) const {
+    std::optional<std::string> value = text(key);
+    if (!value || value->empty()) throw ToolFailure{fmt::format("{}: '{}' is required", tool_, key)};
+    return *value;
+  }
+  std::optional<long long> integer(const char* key) const {
+    auto it = json_.find(key);
+    if (it == json_.end() || it->is_null()) return std::nullopt;
+    if (!it->is_number()) throw ToolFailure{fmt::format("{}: '{}' must be a number", tool_, key)};
+    return static_cast<long long>(it->get<double>());
+  }
+  std::vector<std::string> strings(const char* key) const {
+    std::vector<std::string> out;
+    auto it = json_.find(key);
+    if (it == json_.end() || it->is_null()) return out;
+    if (it->is_string()) return {it->get<std::string>()};
+    if (!it->is_array()) throw ToolFailure{fmt::format("{}: '{}' must be a list of strings", tool_, key)};
+    for (const json& item : *it) {
+      if (!item.is_string()) throw ToolFailure{fmt::format("{}: '{}' must be a list of strings", tool_, key)};
+      out.push_back(item.get<std::string>());
+    }
+    return out;
+  }
+
+ private:
+  std::string tool_;
+  json json_;
+};
+
+double rounded(double score) { return std::round(score * 1000.0) / 1000.0; }
+
+std::string path_of(const Concept& c) { return "/" + c.path; }
+
+const Concept& concept_or_fail(const Bundle& bundle, const std::string& reference) {
+  const Concept* c = bundle.lookup(reference);
+  if (!c) throw ToolFailure{fmt::format("Concept not found: {}", reference)};
+  return *c;
+}
+
+json spec_schema(json properties, std::vector<std::string> required) {
+  return {{"type", "object"}, {"properties", std::move(properties)}, {"required", std::move(required)}};
+}
+
+ToolSpec spec(std::string name, std::string description, const json& schema) {
+  return ToolSpec{std::move(name), std::move(description), schema.dump()};
+}
+
+const std::map<std::string, ToolSpec>& all_specs() {
+  static const std::map<std::string, ToolSpec> specs = [] {
+    json str = {{"type", "string"}};
+    std::map<std::string, ToolSpec> m;
+    m["browse"] = spec("browse",
+                       "List a directory of the bundle: its subdirectories and the concepts directly in it (id, title, "
+                       "description, type). The root when layer is omitted. Never returns bodies.",
+                       spec_schema({{"layer", {{"type", "string"}, {"description", "Directory, e.g. runbooks"}}}}, {}));
+    m["search"] = spec("search",
+                       "Ranked search over titles, tags, descriptions and bodies. Returns id, title, description and "
+                       "score for each hit; never bodies.",
+                       spec_schema({{"query", str}, {"k", {{"type", "integer"}, {"description", "Hits, 1 to 50 (default 5)"}}}},
+                                   {"query"}));
+    m["open"] = spec("open",
+                     "Read one concept: type, title, description, tags, the markdown body, typed links and citations. "
+                     "The only tool that returns a body; open only what is worth reading.",
+                     spec_schema({{"concept_id", str}}, {"concept_id"}));
+    m["follow"] = spec("follow",
+                       "Concepts linked from (direction out) or to (direction in) a concept, optionally only one relation "
+                       "type such as JOINS_WITH. Returns id, title, description, relation; never bodies.",
+                       spec_schema({{"concept_id", str},
+                                    {"direction", {{"type", "string"}, {"enum", {"out", "in"}}}},
+                                    {"type", {{"type", "string"}, {"description", "Relation, e.g. LINKS_TO"}}}},
+                                   {"concept_id"}));
+    m["history"] = spec("history",
+                        "Changelog entries (date, kind, text, scope), newest first; only those about one concept when "
+                        "concept_id is given.",
+                        spec_schema({{"concept_id", str}}, {}));
+    m["remember"] = spec("remember",
+                         "Save a new concept into the bundle (and log it) so later questions can find it.",
+                         spec_schema({{"concept_id", {{"type", "string"}, {"description", "New id, e.g. notes/my-note"}}},
+                                      {"title", str},
+                                      {"body", str},
+                                      {"description", str},
+                                      {"links", {{"type", "array"}, {"items", str}}}},
+                                     {"concept_id", "title", "body"}));
+    m["search_concepts"] = spec(
+        "search_concepts",
+        "Search the knowledge bundle (BM25F over title, tags, description, body). Returns path, type, title, "
+        "description, status and score for each hit.",
+        spec_schema({{"query", str},
+                     {"limit", {{"type", "integer"}, {"description", "1 to 50 (default 5)"}}},
+                     {"type", {{"type", "string"}, {"description", "Only concepts of this type"}}},
+                     {"tags", {{"type", "array"}, {"items", str}, {"description", "All must match"}}}},
+                    {"query"}));
+    m["read_concept"] = spec(
+        "read_concept",
+        "Read a concept by path (with or without .md): a metadata header (type, status, trust tier, staleness, tags, "
+        "sources) and the body. A directory path reads its index; .../log.md reads the change log.",
+        spec_schema({{"path", str}, {"max_chars", {{"type", "integer"}, {"description", "Body budget"}}}}, {"path"}));
+    m["get_neighbors"] = spec("get_neighbors",
+                              "Outbound links, backlinks and unresolved links of a concept, with titles.",
+                              spec_schema({{"path", str}}, {"path"}));
+    return m;
+  }();
+  return specs;
+}
+
+std::size_t utf8_chars(std::string_view text) {
+  return static_cast<std::size_t>(
+      std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+// Byte offset of the start of character `n` (or text.size()).
+std::size_t utf8_offset(std::string_view text, std::size_t n) {
+  std::size_t chars = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;
+    if (chars++ == n) return i;
+  }
+  return text.size();
+}
+}  // namespace
+
+std::string cut_text(std::string_view text, std::size_t max_chars, std::string_view hint) {
+  std::size_t total = utf8_chars(text);
+  if (total <= max_chars) return std::string(text);
+  std::string out(text.substr(0, utf8_offset(text, max_chars)));
+  return out + fmt::format("\n[... truncated: {} of {} characters not shown; {}]", total - max_chars, total, hint);
+}
+
+std::optional<Surface> parse_surface(std::string_view name) {
+  if (name == "grafito") return Surface::grafito;
+  if (name == "harnessx") return Surface::harnessx;
+  return std::nullopt;
+}
+
+const char* to_string(Surface surface) { return surface == Surface::grafito ? "grafito" : "harnessx"; }
+
+std::vector<std::string> surface_tools(Surface surface) {
+  if (surface == Surface::grafito) return {"browse", "search", "open", "follow", "history", "remember"};
+  return {"search_concepts", "read_concept", "get_neighbors"};
+}
+
+struct BundleTools::Impl {
+  Impl(Bundle& b, const ToolsOptions& o) : bundle(b), options(o), index(retrieval::SearchIndex::build(b)) {
+    now = o.now.empty() ? retrieval::now_utc() : o.now;
+  }
+
+  json concept_meta(const Concept& c) const {
+    return {{"id", c.id}, {"title", c.title}, {"description", c.description}};
+  }
+
+  std::string browse(const Args& a) const {
+    std::string layer = a.text("layer").value_or("");
+    std::optional<retrieval::LayerIndex> listing = bundle.index(layer);
+    if (!listing) {
+      std::string layers;
+      for (const auto& [name, count] : bundle.layers()) layers += (layers.empty() ? "" : ", ") + name;
+      throw ToolFailure{fmt::format("no directory '{}' in the bundle; top-level layers: {}", layer, layers)};
+    }
+    json concepts = json::array();
+    for (const retrieval::IndexEntry& e : listing->concepts)
+      concepts.push_back({{"id", e.id}, {"title", e.title}, {"description", e.description}, {"type", e.type}});
+    return json{{"layer", listing->layer}, {"subdirs", listing->subdirs}, {"concepts", concepts}}.dump();
+  }
+
+  std::vector<retrieval::Hit> run_search(const std::string& query, long long limit, retrieval::SearchOptions o) const {
+    o.limit = retrieval::clamp_tool_limit(limit);
+    return index.search(query, o);
+  }
+
+  std::string search(const Args& a) const {
+    json hits = json::array();
+    for (const retrieval::Hit& h : run_search(a.required("query"), a.integer("k").value_or(5), {})) {
+      json hit = concept_meta(*h.concept_ptr);
+      hit["score"] = rounded(h.score);
+      hits.push_back(std::move(hit));
+    }
+    return hits.dump();
+  }
+
+  std::string open(const Args& a) const {
+    const Concept& c = concept_or_fail(bundle, a.required("concept_id"));
+    json links = json::array();
+    std::set<std::pair<std::string, std::string>> seen;
+    for (const retrieval::Link& l : c.links)
+      if (l.resolved && l.relation != "CITES" && seen.emplace(l.target, l.relation).second)
+        links.push_back({{"id", l.target}, {"rel", l.relation}});
+    json cites = json::array();
+    for (const retrieval::Citation& citation : c.citations)
+      cites.push_back(citation.text.empty() ? citation.label : citation.label + ": " + citation.text);
+    std::string body = cut_text(c.body, options.max_body_chars, "the rest is not available through open");
+    return json{{"id", c.id},     {"type", c.type}, {"title", c.title}, {"description", c.description},
+                {"tags", c.tags}, {"body", body},   {"links", links},   {"cites", cites}}
+        .dump();
+  }
+
+  std::string follow(const Args& a) const {
+    const Concept& c = concept_or_fail(bundle, a.required("concept_id"));
+    std::string direction = a.text("direction").value_or("out");
+    if (direction != "out" && direction != "in")
+      throw ToolFailure{fmt::format("follow: direction must be \"out\" or \"in\", got \"{}\"", direction)};
+    auto neighbors = bundle.neighbors(c.id, direction == "out" ? retrieval::Direction::out : retrieval::Direction::in,
+                                      a.text("type").value_or(""));
+    json out = json::array();
+    for (const retrieval::Neighbor& n : neighbors) {
+      const Concept* other = bundle.find(n.id);
+      json item = other ? concept_meta(*other) : json{{"id", n.id}};
+      item["rel"] = n.relation;
+      out.push_back(std::move(item));
+    }
+    return out.dump();
+  }
+
+  std::string history(const Args& a) const {
+    std::optional<std::string> id = a.text("concept_id");
+    std::string canonical;
+    if (id && !id->empty()) canonical = concept_or_fail(bundle, *id).id;
+    json out = json::array();
+    for (const retrieval::LogEntry& e : bundle.history(canonical))
+      out.push_back({{"date", e.date}, {"kind", e.kind}, {"text", e.text}, {"scope", e.scope}});
+    return out.dump();
+  }
+
+  std::string remember(const Args& a) {
+    Bundle::RememberRequest r;
+    r.concept_id = a.required("concept_id");
+    r.title = a.required("title");
+    r.body = a.required("body");
+    r.description = a.text("description").value_or("");
+    r.links = a.strings("links");
+    if (std::optional<std::string> error = bundle.remember(r)) throw ToolFailure{"remember: " + *error};
+    index = retrieval::SearchIndex::build(bundle);  // the new concept is searchable; old hits pointed into the bundle
+    return json{{"saved", r.concept_id}, {"links", r.links}}.dump();
+  }
+
+  std::string search_concepts(const Args& a) const {
+    retrieval::SearchOptions o;
+    o.type = a.text("type").value_or("");
+    o.tags = a.strings("tags");
+    json hits = json::array();
+    for (const retrieval::Hit& h : run_search(a.required("query"), a.integer("limit").value_or(5), o)) {
+      const Concept& c = *h.concept_ptr;
+      hits.push_back({{"path", path_of(c)},
+                      {"type", c.type},
+                      {"title", c.title},
+                      {"description", c.description},
+                      {"status", retrieval::to_string(c.status)},
+                      {"score", rounded(h.score)}});
+    }
+    return hits.dump();
+  }
+
+  std::string header(const Concept& c) const {
+    std::string tags, sources;
+    for (const std::string& t : c.tags) tags += (tags.empty() ? "" : ", ") + t;
+    for (const retrieval::Source& s : c.sources)
+      sources += (sources.empty() ? "" : "; ") + s.id + (s.resource.empty() ? "" : " (" + s.resource + ")");
+    std::string stale = c.stale_after.empty() ? "no stale_after"
+                                              : fmt::format("{} (stale_after {})", c.is_stale(now) ? "STALE" : "current",
+                                                            c.stale_after);
+    return fmt::format("# {}\npath: {}\ntype: {}\nstatus: {}\ntrust: {}\nfreshness: {}\ntags: {}\nsources: {}\n---\n",
+                       c.title, path_of(c), c.type, retrieval::to_string(c.status), retrieval::to_string(c.trust), stale,
+                       tags.empty() ? "-" : tags, sources.empty() ? "-" : sources);
+  }
+
+  std::string read_log(const std::string& path) const {
+    std::string scope = path.substr(0, path.size() - std::string_view("log.md").size());
+    while (!scope.empty() && (scope.back() == '/')) scope.pop_back();
+    while (!scope.empty() && scope.front() == '/') scope.erase(0, 1);
+    if (scope.find("..") != std::string::npos) throw ToolFailure{fmt::format("Concept not found: {}", path)};
+    std::string text;
+    for (const retrieval::LogEntry& e : bundle.history())
+      if (e.scope == scope) text += fmt::format("{} {}: {}\n", e.date, e.kind, e.text);
+    if (text.empty()) throw ToolFailure{fmt::format("Concept not found: {}", path)};
+    return fmt::format("# Log of /{}\n---\n{}", scope.empty() ? "" : scope + "/", text);
+  }
+
+  std::string read_concept(const Args& a) const {
+    std::string path = a.required("path");
+    long long max = a.integer("max_chars").value_or(static_cast<long long>(options.max_body_chars));
+    std::size_t budget = static_cast<std::size_t>(std::max(1LL, max));
+    std::string hint = fmt::format("call read_concept with a larger max_chars (now {}) to read more", budget);
+    if (const Concept* c = bundle.lookup(path)) return header(*c) + cut_text(c->body, budget, hint);
+    if (path.ends_with("log.md")) return read_log(path);
+    if (std::optional<retrieval::LayerIndex> listing = bundle.index(path))
+      return fmt::format("# Index of /{}\n---\n", listing->layer) + cut_text(listing->text, budget, hint);
+    throw ToolFailure{fmt::format("Concept not found: {}", path)};
+  }
+
+  std::string get_neighbors(const Args& a) const {
+    const Concept& c = concept_or_fail(bundle, a.required("path"));
+    auto list = [&](retrieval::Direction d) {
+      json out = json::array();
+      for (const retrieval::Neighbor& n : bundle.neighbors(c.id, d)) {
+        const Concept* other = bundle.find(n.id);
+        out.push_back({{"path", other ? path_of(*other) : "/" + n.id + ".md"},
+                       {"title", other ? other->title : std::string()},
+                       {"rel", n.relation}});
+      }
+      return out;
+    };
+    json unresolved = json::array();
+    for (const retrieval::Link* l : bundle.unresolved(c.id)) unresolved.push_back({{"href", l->raw}, {"text", l->text}});
+    return json{{"path", path_of(c)},
+                {"outbound", list(retrieval::Direction::out)},
+                {"backlinks", list(retrieval::Direction::in)},
+                {"unresolved", unresolved}}
+        .dump();
+  }
+
+  std::string dispatch(std::string_view name, const Args& a) {
+    if (name == "browse") return browse(a);
+    if (name == "search") return search(a);
+    if (name == "open") return open(a);
+    if (name == "follow") return follow(a);
+    if (name == "history") return history(a);
+    if (name == "remember") return remember(a);
+    if (name == "search_concepts") return search_concepts(a);
+    if (name == "read_concept") return read_concept(a);
+    if (name == "get_neighbors") return get_neighbors(a);
+    throw ToolFailure{fmt::format("unknown tool '{}'", name)};
+  }
+
+  Bundle& bundle;
+  const ToolsOptions& options;
+  retrieval::SearchIndex index;
+  std::string now;
+};
+
+BundleTools::BundleTools(Bundle& bundle, ToolsOptions options) : bundle_(bundle), options_(std::move(options)) {
+  std::vector<std::string> names = surface_tools(options_.surface);
+  for (const std::string& name : options_.include)
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      std::string all;
+      for (const std::string& n : names) all += (all.empty() ? "" : ",") + n;
+      throw UsageError(fmt::format("tool '{}' is not on the {} surface; choose from {}", name,
+                                   to_string(options_.surface), all));
+    }
+  impl_ = std::make_unique<Impl>(bundle_, options_);
+}
+
+BundleTools::~BundleTools() = default;
+
+std::vector<ToolSpec> BundleTools::specs() const {
+  std::vector<ToolSpec> out;
+  for (const std::string& name : surface_tools(options_.surface))
+    if (options_.include.empty() ||
+        std::find(options_.include.begin(), options_.include.end(), name) != options_.include.end())
+      out.push_back(all_specs().at(name));
+  return out;
+}
+
+ToolResult BundleTools::call(std::string_view name, std::string_view arguments) {
+  std::vector<ToolSpec> enabled = specs();
+  bool on = std::any_of(enabled.begin(), enabled.end(), [&](const ToolSpec& s) { return s.name == name; });
+  if (!on) {
+    std::string names;
+    for (const ToolSpec& s : enabled) names += (names.empty() ? "" : ", ") + s.name;
+    return tool_error(fmt::format("tool '{}' is not enabled; enabled tools: {}", name, names));
+  }
+  try {
+    Args args(name, arguments);
+    return ToolResult{impl_->dispatch(name, args), ""};
+  } catch (const ToolFailure& f) {
+    return tool_error(f.message);
+  }
+}
+
+std::string BundleTools::default_system_prompt() const {
+  std::vector<ToolSpec> enabled = specs();
+  auto has = [&](const char* n) {
+    return std::any_of(enabled.begin(), enabled.end(), [&](const ToolSpec& s) { return s.name == n; });
+  };
+  if (options_.surface == Surface::harnessx) {
+    std::optional<retrieval::LayerIndex> root = bundle_.index("");
+    std::string index = root ? cut_text(root->text, options_.index_char_budget, "use read_concept on a directory for more")
+                             : std::string();
+    return fmt::format(
+        "<knowledge>\nAnswer from the knowledge bundle and cite concept paths and sources.\nWorkflow: "
+        "search_concepts to find candidates, read_concept to read one (a metadata header, then the body), "
+        "get_neighbors to see what links to and from it. Prefer stable, human-reviewed, current concepts and say "
+        "when you rely on something else.\n<bundle name=\"{}\">\n{}\n</bundle>\n</knowledge>",
+        bundle_.root().filename().string(), index);
+  }
+  json layers = json::object();
+  for (const auto& [name, count] : bundle_.layers()) layers[name] = count;
+  std::string protocol;
+  int step = 1;
+  auto line = [&](bool on, std::string_view text) {
+    if (on) protocol += fmt::format("{}. {}\n", step++, text);
+  };
+  line(has("browse") || has("search"),
+       "Triage: browse lists a directory, search ranks concepts; both return metadata only, never bodies.");
+  line(has("open"), "Read: open returns one concept's body. Open only the concepts worth reading.");
+  line(has("follow"), "Traverse: follow lists the concepts linked from or to one you read, before you open them.");
+  line(has("history"), "Provenance: history gives changelog entries when the question is about when or why.");
+  protocol += fmt::format("{}. Answer with citations: the ids of the concepts you used, in brackets.\n", step++);
+  line(has("remember"), "Optionally remember a conclusion worth keeping as a new concept.");
+  return fmt::format("You answer questions from an OKF knowledge bundle: markdown concepts with metadata, "
+                     "organised in layers.\nLayers (concepts per layer): {}\nProtocol:\n{}",
+                     layers.dump(), protocol);
+}
+
+std::vector<std::string> opened_concepts(const AgentRun& run, const retrieval::Bundle& bundle) {
+  std::vector<std::string> out;
+  for (const ToolCallRecord& call : run.tool_calls) {
+    if (!call.error.empty() || (call.name != "open" && call.name != "read_concept")) continue;
+    json args = json::parse(call.arguments, nullptr, false);
+    if (!args.is_object()) continue;
+    auto it = args.find(call.name == "open" ? "concept_id" : "path");
+    if (it == args.end() || !it->is_string()) continue;
+    if (const Concept* c = bundle.lookup(it->get<std::string>()))
+      if (std::find(out.begin(), out.end(), c->id) == out.end()) out.push_back(c->id);
+  }
+  return out;
+}
+
+}  // namespace okfbench::agents

@@ -1,0 +1,81 @@
+#pragma once
+// The tools an agent gets over one bundle, in two namings.
+//
+// grafito surface (grafito.okf BundleTools):
+//   browse(layer?)                          {"layer","subdirs":[..],"concepts":[{"id","title","description","type"}]}
+//   search(query, k=5)                      [{"id","title","description","score"}]   (k clamped to 1..50)
+//   open(concept_id)                        {"id","type","title","description","tags","body","links":[{"id","rel"}],"cites":[..]}
+//   follow(concept_id, direction=out|in, type?)  [{"id","title","description","rel"}]
+//   history(concept_id?)                    [{"date","kind","text","scope"}]
+//   remember(concept_id, title, body, description?, links?)  {"saved","links"}   (writes into the bundle)
+// harnessx surface (harnessx knowledge tools):
+//   search_concepts(query, limit=5, type?, tags?)  [{"path","type","title","description","status","score"}]
+//   read_concept(path, max_chars?)          text: a metadata header (title, path, type, status, trust,
+//                                           staleness, tags, sources), "---", then the body; directories
+//                                           read their index, ".../log.md" its entries
+//   get_neighbors(path)                     {"path","outbound":[{"path","title","rel"}],"backlinks":[..],"unresolved":[{"href","text"}]}
+//
+// Only open/read_concept return bodies, cut at max_body_chars characters (or
+// max_chars) with a marker saying how many were cut and how to get more.
+// Every lookup goes through Bundle::lookup / Bundle::index, in memory, so a
+// path like "../../etc/passwd" is "not found", never a file. Bad arguments,
+// unknown concepts and disabled tools come back as {"error": "..."}.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "agents/agent.hpp"
+#include "agents/toolbox.hpp"
+#include "retrieval/bundle.hpp"
+#include "retrieval/search.hpp"
+
+namespace okfbench::agents {
+
+enum class Surface { grafito, harnessx };
+
+std::optional<Surface> parse_surface(std::string_view name);
+const char* to_string(Surface surface);
+// All tool names of a surface, in the order they are offered.
+std::vector<std::string> surface_tools(Surface surface);
+
+struct ToolsOptions {
+  Surface surface = Surface::grafito;
+  std::vector<std::string> include;  // subset of surface_tools(surface); empty = all
+  std::size_t max_body_chars = 8000;
+  std::size_t index_char_budget = 4000;  // root index.md characters in the harnessx prompt
+  std::string now;                       // ISO-8601 time for staleness; "" = the current time
+};
+
+class BundleTools : public Toolbox {
+ public:
+  // Throws UsageError when `include` names a tool the surface does not have.
+  // The bundle must outlive the tools; remember() adds to it.
+  BundleTools(retrieval::Bundle& bundle, ToolsOptions options = {});
+  ~BundleTools() override;
+
+  std::vector<ToolSpec> specs() const override;
+  ToolResult call(std::string_view name, std::string_view arguments) override;
+  // grafito: the exploration protocol plus layers(); harnessx: the workflow
+  // plus the root index.md cut to index_char_budget.
+  std::string default_system_prompt() const override;
+
+  const ToolsOptions& options() const { return options_; }
+
+  struct Impl;
+
+ private:
+  retrieval::Bundle& bundle_;
+  ToolsOptions options_;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Concept ids (canonical, as Bundle::concepts() names them) that the run
+// opened successfully with open / read_concept, in first-open order.
+std::vector<std::string> opened_concepts(const AgentRun& run, const retrieval::Bundle& bundle);
+
+// Cuts `text` to at most `max_chars` UTF-8 characters; when it cuts, appends
+// "\n[... truncated: N of M characters not shown; <hint>]".
+std::string cut_text(std::string_view text, std::size_t max_chars, std::string_view hint);
+
+}  // namespace okfbench::agents

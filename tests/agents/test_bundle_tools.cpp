@@ -1,0 +1,253 @@
+#include "agents/bundle_tools.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "agents/sim_model.hpp"
+#include "retrieval/error.hpp"
+#include "retrieval/tokens.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace okfbench::agents {
+namespace {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+fs::path demo() { return test::source_dir() / "datasets" / "bundles" / "demo"; }
+
+// A writable copy of the demo bundle, for remember().
+fs::path demo_copy() {
+  fs::path dir = test::fresh_dir("demo-copy") / "demo";
+  fs::copy(demo(), dir, fs::copy_options::recursive);
+  return dir;
+}
+
+struct Demo {
+  explicit Demo(ToolsOptions options = {}, fs::path root = demo())
+      : bundle(retrieval::Bundle::load(root)), tools(bundle, std::move(options)) {}
+  json call(std::string_view name, const json& args) {
+    ToolResult r = tools.call(name, args.dump());
+    last_error = r.error;
+    return json::parse(r.content, nullptr, false);
+  }
+  std::string text(std::string_view name, const json& args) {
+    ToolResult r = tools.call(name, args.dump());
+    last_error = r.error;
+    return r.content;
+  }
+  retrieval::Bundle bundle;
+  BundleTools tools;
+  std::string last_error;
+};
+
+std::vector<std::string> names(const std::vector<ToolSpec>& specs) {
+  std::vector<std::string> out;
+  for (const auto& s : specs) out.push_back(s.name);
+  return out;
+}
+
+TEST(BundleTools, SurfacesAndSubsets) {
+  Demo all;
+  EXPECT_EQ(names(all.tools.specs()), surface_tools(Surface::grafito));
+  for (const ToolSpec& s : all.tools.specs()) EXPECT_TRUE(json::parse(s.parameters).is_object()) << s.name;
+  ToolsOptions two;
+  two.include = {"open", "search"};
+  Demo subset(two);
+  EXPECT_EQ(names(subset.tools.specs()), (std::vector<std::string>{"search", "open"}));
+  EXPECT_EQ(subset.text("browse", json::object()),
+            R"({"error":"tool 'browse' is not enabled; enabled tools: search, open"})");
+  ToolsOptions harnessx;
+  harnessx.surface = Surface::harnessx;
+  EXPECT_EQ(names(Demo(harnessx).tools.specs()),
+            (std::vector<std::string>{"search_concepts", "read_concept", "get_neighbors"}));
+  ToolsOptions wrong;
+  wrong.include = {"read_concept"};
+  retrieval::Bundle bundle = retrieval::Bundle::load(demo());
+  EXPECT_THROW(BundleTools(bundle, wrong), UsageError);
+}
+
+TEST(BundleTools, SearchReturnsMetadataNeverBodies) {
+  Demo d;
+  json hits = d.call("search", {{"query", "slow query after a data load"}});
+  ASSERT_TRUE(hits.is_array());
+  ASSERT_EQ(hits.size(), 5u);
+  bool found = false;  // exact ranking is the search engine's business (tests/retrieval)
+  for (const json& h : hits) {
+    found = found || h["id"] == "runbooks/slow-queries";
+    EXPECT_EQ(h.size(), 4u) << h.dump();  // id, title, description, score
+    EXPECT_TRUE(h["score"].is_number());
+  }
+  EXPECT_TRUE(found) << hits.dump();
+  EXPECT_GE(hits[0]["score"].get<double>(), hits[1]["score"].get<double>());
+  EXPECT_EQ(d.call("search", {{"query", "query"}, {"k", 0}}).size(), 1u);  // clamped to 1..50
+  EXPECT_EQ(d.call("search", {{"query", "zzzzqx"}}), json::array());
+  d.call("search", {{"k", 3}});
+  EXPECT_EQ(d.last_error, "search: 'query' is required");
+  d.call("search", {{"query", 7}});
+  EXPECT_EQ(d.last_error, "search: 'query' must be a string");
+  EXPECT_EQ(d.tools.call("search", "not json").error, "search: arguments must be a JSON object, got: not json");
+}
+
+TEST(BundleTools, OpenReturnsBodyLinksAndCitesAndNeverEscapesTheBundle) {
+  Demo d;
+  json c = d.call("open", {{"concept_id", "runbooks/slow-queries"}});
+  EXPECT_EQ(c["title"], "Triaging a slow graph query");
+  EXPECT_EQ(c["type"], "Playbook");
+  EXPECT_NE(c["body"].get<std::string>().find("# Steps"), std::string::npos);
+  bool links_bulk_load = false;
+  for (const json& l : c["links"]) {
+    EXPECT_NE(l["rel"], "CITES");
+    links_bulk_load = links_bulk_load || l["id"] == "runbooks/bulk-load";
+  }
+  EXPECT_TRUE(links_bulk_load);
+  EXPECT_EQ(d.call("open", {{"concept_id", "/runbooks/slow-queries.md"}})["id"], "runbooks/slow-queries");
+  for (const char* evil : {"../../etc/passwd", "/../etc/passwd", "runbooks/../../../etc/passwd", "/etc/passwd"}) {
+    json e = d.call("open", {{"concept_id", evil}});
+    EXPECT_EQ(e, (json{{"error", std::string("Concept not found: ") + evil}}));
+  }
+}
+
+TEST(BundleTools, BodiesAreCutWithAMarker) {
+  ToolsOptions small;
+  small.max_body_chars = 100;
+  Demo d(small);
+  std::string body = d.call("open", {{"concept_id", "runbooks/slow-queries"}})["body"];
+  const retrieval::Concept* c = d.bundle.find("runbooks/slow-queries");
+  std::size_t total = c->body.size();  // ASCII body: bytes == characters
+  EXPECT_EQ(body, c->body.substr(0, 100) +
+                      fmt::format("\n[... truncated: {} of {} characters not shown; the rest is not available through "
+                                  "open]",
+                                  total - 100, total));
+  EXPECT_EQ(cut_text("héllo wörld", 4, "h"), "héll\n[... truncated: 7 of 11 characters not shown; h]");
+  EXPECT_EQ(cut_text("short", 5, "h"), "short");
+}
+
+TEST(BundleTools, FollowBrowseAndHistory) {
+  Demo d;
+  json out = d.call("follow", {{"concept_id", "runbooks/slow-queries"}});
+  ASSERT_TRUE(out.is_array());
+  ASSERT_FALSE(out.empty());
+  for (const json& n : out) EXPECT_FALSE(n.contains("body"));
+  json in = d.call("follow", {{"concept_id", "runbooks/bulk-load"}, {"direction", "in"}});
+  bool from_slow = false;
+  for (const json& n : in) from_slow = from_slow || n["id"] == "runbooks/slow-queries";
+  EXPECT_TRUE(from_slow);
+  d.call("follow", {{"concept_id", "runbooks/slow-queries"}, {"direction", "sideways"}});
+  EXPECT_EQ(d.last_error, "follow: direction must be \"out\" or \"in\", got \"sideways\"");
+
+  json root = d.call("browse", json::object());
+  EXPECT_NE(std::find(root["subdirs"].begin(), root["subdirs"].end(), "runbooks"), root["subdirs"].end());
+  json runbooks = d.call("browse", {{"layer", "runbooks"}});
+  EXPECT_EQ(runbooks["layer"], "runbooks");
+  EXPECT_GE(runbooks["concepts"].size(), 8u);
+  d.call("browse", {{"layer", "../.."}});
+  EXPECT_NE(d.last_error.find("no directory '../..'"), std::string::npos);
+
+  json log = d.call("history", json::object());
+  ASSERT_FALSE(log.empty());
+  EXPECT_EQ(log[0]["date"], "2026-11-20");
+  json about = d.call("history", {{"concept_id", "decisions/0003-nightly-statistics"}});
+  ASSERT_FALSE(about.empty());
+  EXPECT_EQ(about[0]["kind"], "Deprecation");
+}
+
+TEST(BundleTools, RememberWritesInsideTheBundleAndIsSearchable) {
+  fs::path root = demo_copy();
+  Demo d({}, root);
+  json saved = d.call("remember", {{"concept_id", "notes/zebra-checklist"},
+                                   {"title", "Zebra checklist"},
+                                   {"body", "Quagga steps for zebra incidents."},
+                                   {"links", {"runbooks/slow-queries"}}});
+  EXPECT_EQ(saved["saved"], "notes/zebra-checklist") << saved.dump();
+  EXPECT_TRUE(fs::exists(root / "notes" / "zebra-checklist.md"));
+  EXPECT_EQ(d.call("search", {{"query", "zebra quagga"}})[0]["id"], "notes/zebra-checklist");
+  d.call("remember", {{"concept_id", "../escaped"}, {"title", "x"}, {"body", "y"}});
+  EXPECT_FALSE(d.last_error.empty());
+  EXPECT_FALSE(fs::exists(root.parent_path() / "escaped.md"));
+  d.call("remember", {{"concept_id", "notes/x"}, {"title", "x"}});
+  EXPECT_EQ(d.last_error, "remember: 'body' is required");
+}
+
+TEST(BundleTools, HarnessxSurface) {
+  ToolsOptions o;
+  o.surface = Surface::harnessx;
+  o.now = "2026-12-01T00:00:00Z";
+  Demo d(o);
+  json hits = d.call("search_concepts", {{"query", "slow query"}, {"type", "playbook"}, {"limit", 3}});
+  ASSERT_FALSE(hits.empty());
+  for (const json& h : hits) EXPECT_EQ(h["type"], "Playbook");
+  EXPECT_EQ(hits[0]["path"], "/runbooks/slow-queries.md");
+  EXPECT_EQ(hits[0]["status"], "stable");
+
+  std::string text = d.text("read_concept", {{"path", "/runbooks/slow-queries.md"}});
+  EXPECT_EQ(text.rfind("# Triaging a slow graph query\npath: /runbooks/slow-queries.md\ntype: Playbook\nstatus: stable\n"
+                       "trust: human-reviewed\nfreshness: current (stale_after 2027-06-30T00:00:00Z)\n"
+                       "tags: oncall, performance, query, slow-query\nsources: incident-231 "
+                       "(https://tickets.larkspur.example/INC-231); planner-notes (/architecture/query-planner.md)\n---\n",
+                       0),
+            0u)
+      << text.substr(0, 400);
+  std::string cut = d.text("read_concept", {{"path", "runbooks/slow-queries"}, {"max_chars", 10}});
+  EXPECT_NE(cut.find("call read_concept with a larger max_chars (now 10) to read more"), std::string::npos);
+  EXPECT_NE(d.text("read_concept", {{"path", "runbooks"}}).find("# Index of /runbooks"), std::string::npos);
+  EXPECT_NE(d.text("read_concept", {{"path", "/log.md"}}).find("2026-11-20 Verified:"), std::string::npos);
+  EXPECT_EQ(d.text("read_concept", {{"path", "/../etc/passwd"}}), R"({"error":"Concept not found: /../etc/passwd"})");
+  EXPECT_EQ(d.text("read_concept", {{"path", "../log.md"}}), R"({"error":"Concept not found: ../log.md"})");
+
+  json n = d.call("get_neighbors", {{"path", "/runbooks/slow-queries.md"}});
+  EXPECT_EQ(n["path"], "/runbooks/slow-queries.md");
+  EXPECT_FALSE(n["outbound"].empty());
+  EXPECT_TRUE(n["backlinks"].is_array());
+  EXPECT_TRUE(n["unresolved"].is_array());
+  EXPECT_EQ(n["outbound"][0]["path"].get<std::string>().front(), '/');
+}
+
+TEST(BundleTools, DefaultSystemPrompts) {
+  Demo grafito;
+  std::string g = grafito.tools.default_system_prompt();
+  EXPECT_NE(g.find(R"("runbooks":)"), std::string::npos) << g;
+  EXPECT_NE(g.find("remember"), std::string::npos);
+  ToolsOptions two;
+  two.include = {"search", "open"};
+  std::string small = Demo(two).tools.default_system_prompt();
+  EXPECT_EQ(small.find("follow"), std::string::npos) << small;
+  EXPECT_EQ(small.find("remember"), std::string::npos) << small;
+  ToolsOptions h;
+  h.surface = Surface::harnessx;
+  h.index_char_budget = 50;
+  std::string x = Demo(h).tools.default_system_prompt();
+  EXPECT_NE(x.find("<knowledge>"), std::string::npos);
+  EXPECT_NE(x.find("# Larkspur operations bundle"), std::string::npos);
+  EXPECT_NE(x.find("[... truncated:"), std::string::npos);
+}
+
+TEST(BundleTools, SimAnswersTheSeedQuestionOnTheDemoBundle) {
+  auto counter = retrieval::make_counter("o200k_base");
+  Demo d;
+  SimModel sim({}, *counter);
+  AgentOptions options;
+  options.counter = counter.get();
+  AgentRun run = run_agent(sim, d.tools,
+                           "A production Cypher query got slow after a data load. What should I do, step by step?",
+                           options);
+  EXPECT_EQ(run.stop, AgentStop::answered);
+  EXPECT_NE(run.answer.find("[runbooks/slow-queries]"), std::string::npos) << run.answer;
+  std::vector<std::string> opened = opened_concepts(run, d.bundle);
+  ASSERT_FALSE(opened.empty());
+  EXPECT_EQ(opened[0], "runbooks/slow-queries");
+  RunSummary s = summary(run);
+  EXPECT_EQ(s.errors, 0u);
+  EXPECT_GT(*s.usage.input_tokens, 0);
+  EXPECT_EQ(s.resent_input_tokens, *s.usage.input_tokens - **std::max_element(s.input_per_turn.begin(), s.input_per_turn.end()));
+  // Same inputs, same run, token for token.
+  SimModel again({}, *counter);
+  AgentRun second = run_agent(again, d.tools,
+                              "A production Cypher query got slow after a data load. What should I do, step by step?",
+                              options);
+  EXPECT_EQ(second.turns, run.turns);
+  EXPECT_EQ(second.tool_calls, run.tool_calls);
+}
+
+}  // namespace
+}  // namespace okfbench::agents
