@@ -20,9 +20,7 @@ constexpr std::array<std::string_view, 33> kLuceneStopwords = {
     "in",   "into", "is",    "it",    "no",   "not",   "of",    "on",   "or",   "such", "that",
     "the",  "their", "then", "there", "these", "they", "this",  "to",   "was",  "will", "with"};
 
-bool is_ascii_alnum(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
+using detail::is_ascii_alnum;
 
 char ascii_lower(unsigned char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : static_cast<char>(c); }
 
@@ -198,12 +196,13 @@ std::string_view to_string(Stemmer stemmer) {
 
 std::string_view to_string(Stopwords stopwords) { return stopwords == Stopwords::lucene ? "lucene" : "none"; }
 
+void detail::scan_folded_run(std::string_view run, const std::function<void(std::string_view)>& emit) {
+  scan_tokens(nfkc_casefold(run), emit);
+}
+
 void for_each_token(std::string_view text, const std::function<void(std::string_view)>& emit) {
-  if (all_ascii(text)) {
-    scan_tokens(text, emit);
-    return;
-  }
-  scan_tokens(nfkc_casefold(text), emit);
+  std::string scratch;
+  for_each_token_fast(text, emit, scratch);
 }
 
 std::vector<std::string> tokenize(std::string_view text) {

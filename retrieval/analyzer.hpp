@@ -51,6 +51,49 @@ struct WeightedTerm {
 // Case-folded NFKC letter/number runs of `text`, no stop words or stemming.
 // Calls `emit` with each token (a view valid only during the call).
 void for_each_token(std::string_view text, const std::function<void(std::string_view)>& emit);
+
+namespace detail {
+// Tokenises a run that holds non-ASCII bytes (NFKC casefold, then scan).
+void scan_folded_run(std::string_view run, const std::function<void(std::string_view)>& emit);
+inline bool is_ascii_alnum(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+}  // namespace detail
+
+// for_each_token for hot loops (index build): ASCII words are folded inline
+// and passed without copying; runs with non-ASCII bytes go through utf8proc.
+// ASCII punctuation and spaces are fixed points of NFKC casefolding, so
+// splitting on them first gives the same tokens as folding the whole text.
+template <typename Emit>
+void for_each_token_fast(std::string_view text, Emit&& emit, std::string& scratch) {
+  const std::size_t n = text.size();
+  std::size_t i = 0;
+  while (i < n) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80 && !detail::is_ascii_alnum(c)) {
+      ++i;
+      continue;
+    }
+    const std::size_t start = i;
+    bool upper = false, ascii = true;
+    for (; i < n; ++i) {
+      c = static_cast<unsigned char>(text[i]);
+      if (c >= 0x80) ascii = false;
+      else if (!detail::is_ascii_alnum(c)) break;
+      else upper = upper || (c >= 'A' && c <= 'Z');
+    }
+    const std::string_view run = text.substr(start, i - start);
+    if (!ascii) {
+      detail::scan_folded_run(run, [&](std::string_view token) { emit(token); });
+    } else if (!upper) {
+      emit(run);
+    } else {
+      scratch.assign(run);
+      for (char& ch : scratch) ch = (ch >= 'A' && ch <= 'Z') ? static_cast<char>(ch + 32) : ch;
+      emit(std::string_view(scratch));
+    }
+  }
+}
 std::vector<std::string> tokenize(std::string_view text);
 
 // NFKC case folding of a whole string (e.g. for case-insensitive filters).
