@@ -13,6 +13,7 @@ void add_convert_command(CLI::App& app, Action& action);
 void add_eval_command(CLI::App& app, Action& action);
 
 void add_report_command(CLI::App& app, Action& action);
+void add_bundle_commands(CLI::App& app, Action& action);  // validate, browse, open, neighbors, history
 
 void add_all_commands(CLI::App& app, Action& action) {
   add_gen_command(app, action);
@@ -21,6 +22,7 @@ void add_all_commands(CLI::App& app, Action& action) {
   add_convert_command(app, action);
   add_eval_command(app, action);
   add_report_command(app, action);
+  add_bundle_commands(app, action);
   (void)app;
   (void)action;
 }
