@@ -75,7 +75,7 @@ enum class ParamStyle {
 };
 
 // How per-query values become the `all` value, and how both print.
-enum class Summary {
+enum class Aggregate {
   mean,            // "%.4f" per query and for the mean
   geometric_mean,  // only the `all` line
   sum,             // counts, "%ld"
@@ -93,7 +93,7 @@ struct Measure {
   std::string_view help;
   ParamStyle style = ParamStyle::none;
   std::string_view default_params;  // trec_eval's defaults, e.g. "5,10,15,20,30,100,200,500,1000"
-  Summary summary = Summary::mean;
+  Aggregate aggregate = Aggregate::mean;
   Compute compute = nullptr;        // numeric measures
   Describe describe = nullptr;      // text measures (relstring)
 };
@@ -117,7 +117,7 @@ struct Score {
   std::string name;  // e.g. "ndcg_cut_10"
   double value = 0.0;
   std::string text;  // text measures only (relstring, runid)
-  Summary summary = Summary::mean;
+  Aggregate aggregate = Aggregate::mean;
 };
 
 struct QueryScores {

@@ -56,8 +56,8 @@ struct Randomization {
 // p = count / 2^n exactly; otherwise `permutations` random assignments are
 // drawn and p = (count + 1) / (permutations + 1) (Phipson & Smyth, "Permutation
 // P-values Should Never Be Zero", 2010). `count` is the number of assignments
-// whose |sum| is at least the observed |sum| (relative tolerance 1e-12, so
-// ties from rounding count). Needs n >= 1.
+// whose |sum| is at least the observed |sum| less 1e-12 times the sum of
+// |differences|, so sums that tie up to rounding count. Needs n >= 1.
 Randomization paired_randomization_test(std::span<const double> base, std::span<const double> candidate,
                                         const RandomizationOptions& options = {});
 

@@ -13,6 +13,7 @@
 // Readers throw InputError naming the file, the line and the field, and
 // saying what was expected; a docno that appears twice for one query (in a
 // qrels file or in a run) is an error too, because trec_eval refuses it.
+// A score must be a finite number, a rank and a gain integers.
 #include <filesystem>
 #include <iosfwd>
 #include <map>
@@ -45,9 +46,10 @@ struct Run {
   // qid -> entries in file order, ordered by qid (byte order).
   std::map<std::string, std::vector<RunEntry>> queries;
 
-  // Appends one retrieved document; throws InputError when the docno was
-  // already retrieved for this query.
-  void add(const std::string& qid, const std::string& docno, double score, std::string_view where = "run");
+  // Appends one retrieved document (rank = its position in the query's
+  // list). Duplicates are not checked here (that would cost a lookup per
+  // call); evaluate() and write_run() reject them.
+  void add(const std::string& qid, const std::string& docno, double score);
 };
 
 // `source` names the text in error messages (normally the file path).
