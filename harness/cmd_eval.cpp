@@ -1,0 +1,254 @@
+// okfbench eval: rank a bundle's concepts for every question of a question
+// set and score the rankings with trec_eval's measures (-c semantics), or
+// check a regression spec (--spec).
+#include <yaml-cpp/yaml.h>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <unistd.h>
+#include <nlohmann/json.hpp>
+
+#include "datasets/convert.hpp"
+#include "datasets/questions.hpp"
+#include "harness/commands.hpp"
+#include "harness/regression.hpp"
+#include "harness/search_flags.hpp"
+#include "reports/measures.hpp"
+#include "reports/trec.hpp"
+#include "retrieval/error.hpp"
+
+namespace okfbench::cli {
+namespace {
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+struct EvalArgs {
+  std::string bundle;
+  std::string questions;
+  std::vector<std::string> measures;
+  std::string run_path;
+  bool per_query = false;
+  bool json = false;
+  std::size_t k = 1000;
+  SearchFlags flags;
+  // --spec mode
+  std::string spec;
+  std::string data;
+  std::string work;
+  bool verify = false;
+};
+
+const std::vector<std::string> kDefaultMeasures = {"ndcg_cut.10", "recall.100", "map", "recip_rank", "P.10"};
+
+// The document id a run names: the source collection's id when the
+// converter had to rename the concept (frontmatter `source_id`).
+std::string docno_of(const retrieval::Concept& concept_ref) {
+  auto it = concept_ref.extra.find("source_id");
+  if (it == concept_ref.extra.end()) return concept_ref.id;
+  try {
+    return YAML::Load(it->second).as<std::string>();
+  } catch (const YAML::Exception&) {
+    return concept_ref.id;
+  }
+}
+
+reports::Qrels qrels_of(const datasets::QuestionSet& set, const retrieval::Bundle& bundle) {
+  reports::Qrels qrels;
+  for (const datasets::Question& q : set.questions) {
+    for (const auto& [id, grade] : q.relevant) qrels.add(q.id, docno_of(*bundle.find(id)), grade, set.source);
+  }
+  return qrels;
+}
+
+struct EvalRun {
+  reports::Run run;
+  reports::Evaluation evaluation;
+  retrieval::IndexStats stats;
+  double build_seconds = 0;
+  double query_seconds = 0;
+  std::size_t questions = 0;
+};
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+EvalRun evaluate_bundle(const retrieval::Bundle& bundle, const datasets::QuestionSet& set,
+                        const retrieval::IndexConfig& config, const std::vector<std::string>& measures,
+                        std::size_t k) {
+  datasets::check_concepts(set, bundle);
+  EvalRun result;
+  result.questions = set.questions.size();
+  auto start = Clock::now();
+  retrieval::SearchIndex index = retrieval::SearchIndex::build(bundle, config);
+  result.build_seconds = seconds_since(start);
+  result.stats = index.stats();
+  result.run.tag = "okfbench";
+  retrieval::SearchOptions options;
+  options.limit = k;
+  start = Clock::now();
+  for (const datasets::Question& q : set.questions) {
+    result.run.queries[q.id];  // a question without hits still counts (-c)
+    for (const retrieval::Hit& hit : index.search(q.text, options)) {
+      result.run.add(q.id, docno_of(*hit.concept_ptr), hit.score);
+    }
+  }
+  result.query_seconds = seconds_since(start);
+  reports::EvalOptions eval_options;
+  eval_options.missing = reports::MissingQueries::count_as_zero;
+  result.evaluation = reports::evaluate(qrels_of(set, bundle), result.run, measures, eval_options);
+  return result;
+}
+
+void print_summary(const EvalRun& r) {
+  std::printf("\n| measure | value |\n|---|---:|\n");
+  for (const reports::Score& s : r.evaluation.all) {
+    if (s.aggregate == reports::Aggregate::mean) std::printf("| %s | %.4f |\n", s.name.c_str(), s.value);
+  }
+  std::printf("\n%zu questions, %zu concepts indexed (%zu terms) in %.3f s, queries %.3f s (%.0f us/question)\n",
+              r.questions, r.stats.documents, r.stats.terms, r.build_seconds, r.query_seconds,
+              r.questions ? 1e6 * r.query_seconds / static_cast<double>(r.questions) : 0.0);
+}
+
+void print_json(const EvalRun& r, bool per_query) {
+  nlohmann::ordered_json out;
+  out["questions"] = r.questions;
+  out["index"] = {{"documents", r.stats.documents}, {"terms", r.stats.terms}, {"postings", r.stats.postings},
+                  {"tokens", r.stats.tokens}, {"build_seconds", r.build_seconds}};
+  out["query_seconds"] = r.query_seconds;
+  for (const reports::Score& s : r.evaluation.all) {
+    if (s.text.empty()) out["measures"][s.name] = s.value;
+  }
+  if (per_query) {
+    for (const reports::QueryScores& q : r.evaluation.queries) {
+      for (const reports::Score& s : q.scores) {
+        if (s.text.empty()) out["per_query"][q.qid][s.name] = s.value;
+      }
+    }
+  }
+  std::printf("%s\n", out.dump(2).c_str());
+}
+
+int run_eval(const EvalArgs& args) {
+  retrieval::IndexConfig config = args.flags.config();
+  datasets::QuestionSet set = datasets::load_questions(args.questions);
+  retrieval::Bundle bundle = load_bundle_for_search(args.bundle, args.flags);
+  const auto& measures = args.measures.empty() ? kDefaultMeasures : args.measures;
+  EvalRun r = evaluate_bundle(bundle, set, config, measures, args.k);
+  if (!args.run_path.empty()) reports::write_run_file(args.run_path, r.run);
+  if (args.json) {
+    print_json(r, args.per_query);
+    return 0;
+  }
+  auto lines = args.per_query ? reports::QueryLines::include : reports::QueryLines::omit;
+  std::fputs(reports::format_trec_eval(r.evaluation, lines).c_str(), stdout);
+  print_summary(r);
+  return 0;
+}
+
+// ---- regression specs ------------------------------------------------------
+
+// Converts the spec's corpus under `work` once; later runs reuse it.
+fs::path converted_corpus(const RegressionSpec& spec, const fs::path& data, const fs::path& work) {
+  fs::path src = data / spec.path;
+  fs::path out = work / (spec.format + "-" + fs::path(spec.path).filename().string() + "-" + spec.split);
+  if (fs::exists(out / "bundle") && fs::exists(out / "questions.yaml")) return out;
+  fs::path tmp = out;
+  tmp += ".tmp-" + std::to_string(::getpid());
+  fs::remove_all(tmp);
+  if (spec.format == "beir") {
+    datasets::convert_beir(src, tmp, spec.split);
+  } else {
+    datasets::convert_cranfield(src, tmp);
+  }
+  std::error_code ec;
+  fs::rename(tmp, out, ec);  // another run may have won the race: use its copy
+  fs::remove_all(tmp);
+  return out;
+}
+
+CheckLine check_score(const RegressionSpec& spec, const ExpectedScore& e, const reports::Evaluation& ev) {
+  std::optional<double> actual = ev.mean(e.score);
+  if (!actual) return {false, fmt::format("{}: {} was not computed (measure {})", spec.name, e.score, e.measure)};
+  bool ok = equal_to_4_decimals(*actual, e.expected);
+  return {ok, fmt::format("{}: {} {:.4f} (expected {:.4f})", spec.name, e.score, *actual, e.expected)};
+}
+
+std::vector<CheckLine> check_spec(const RegressionSpec& spec, const EvalRun& r) {
+  std::vector<CheckLine> lines;
+  const std::map<std::string, std::size_t> actual = {{"documents", r.stats.documents},
+                                                     {"terms", r.stats.terms},
+                                                     {"postings", r.stats.postings},
+                                                     {"tokens", r.stats.tokens},
+                                                     {"questions", r.questions}};
+  for (const auto& [name, expected] : spec.statistics) {
+    auto it = actual.find(name);
+    std::size_t value = it == actual.end() ? 0 : it->second;
+    lines.push_back({it != actual.end() && value == expected,
+                     fmt::format("{}: index {} {} (expected {})", spec.name, name, value, expected)});
+  }
+  for (const ExpectedScore& e : spec.scores) {
+    lines.push_back(check_score(spec, e, r.evaluation));
+    if (!e.reference) continue;
+    double value = r.evaluation.mean(e.score).value_or(-1.0);
+    bool ok = std::fabs(value - *e.reference) <= e.reference_tolerance + 1e-12;
+    lines.push_back({ok, fmt::format("{}: {} {:.4f} within {} of {:.4f} ({})", spec.name, e.score, value,
+                                     e.reference_tolerance, *e.reference, e.reference_source)});
+  }
+  return lines;
+}
+
+int run_spec(const EvalArgs& args) {
+  RegressionSpec spec = load_regression(args.spec);
+  if (args.data.empty()) throw UsageError("--spec needs --data (the reference data root, e.g. $OKFBENCH_DATA)");
+  fs::path work = args.work.empty() ? fs::path("regress") : fs::path(args.work);
+  fs::path corpus = converted_corpus(spec, args.data, work);
+  retrieval::Bundle bundle = retrieval::Bundle::load(corpus / "bundle");
+  datasets::QuestionSet set = datasets::load_questions(corpus / "questions.yaml");
+  std::vector<std::string> measures;
+  for (const ExpectedScore& e : spec.scores) measures.push_back(e.measure);
+  EvalRun r = evaluate_bundle(bundle, set, spec.config, measures, spec.k);
+  if (!args.run_path.empty()) reports::write_run_file(args.run_path, r.run);
+  bool all_ok = true;
+  for (const CheckLine& line : check_spec(spec, r)) {
+    all_ok = all_ok && line.ok;
+    std::printf("[%s] %s\n", line.ok ? "OK" : "FAIL", line.text.c_str());
+  }
+  return args.verify && !all_ok ? 1 : 0;
+}
+
+}  // namespace
+
+void add_eval_command(CLI::App& app, Action& action) {
+  auto args = std::make_shared<EvalArgs>();
+  CLI::App* cmd = app.add_subcommand("eval", "Score a bundle's search against a question set (trec_eval measures, -c)");
+  cmd->add_option("--bundle", args->bundle, "Bundle directory");
+  cmd->add_option("--questions", args->questions, "Question set (YAML)");
+  cmd->add_option("--measures", args->measures, "trec_eval measures, e.g. ndcg_cut.10,recall.100 (default: "
+                  "ndcg_cut.10 recall.100 map recip_rank P.10)")->delimiter(',');
+  cmd->add_option("--run", args->run_path, "Also write the ranking as a TREC run file (source document ids)");
+  cmd->add_flag("--per-query", args->per_query, "Print per-question lines too");
+  cmd->add_option("--k", args->k, "Hits ranked per question")->check(CLI::Range(1, 100000))->capture_default_str();
+  cmd->add_flag("--json", args->json, "Print {questions, index, measures[, per_query]} as JSON");
+  add_search_flags(*cmd, args->flags);
+  cmd->add_option("--spec", args->spec, "Check a regression spec (datasets/regressions/*.yaml) instead");
+  cmd->add_option("--data", args->data, "With --spec: the reference data root holding the corpus");
+  cmd->add_option("--work", args->work, "With --spec: where converted corpora are kept (default ./regress)");
+  cmd->add_flag("--verify", args->verify, "With --spec: exit 1 when any check fails");
+  cmd->callback([args, &action] {
+    if (!args->spec.empty()) {
+      action = [args] { return run_spec(*args); };
+      return;
+    }
+    if (args->bundle.empty() || args->questions.empty()) {
+      throw UsageError("eval needs --bundle and --questions (or --spec)");
+    }
+    action = [args] { return run_eval(*args); };
+  });
+}
+
+}  // namespace okfbench::cli
