@@ -188,6 +188,8 @@ void MockServer::stop() {
   if (impl_->thread.joinable()) impl_->thread.join();
 }
 
+void MockServer::interrupt() { impl_->server.stop(); }
+
 void MockServer::wait() {
   if (impl_->thread.joinable()) impl_->thread.join();
 }

@@ -52,7 +52,8 @@ class MockServer {
   // Binds (port 0 = an ephemeral port), starts serving on a thread and returns
   // the port. Throws InputError when the address cannot be bound.
   int start(const std::string& host = "127.0.0.1", int port = 0);
-  void stop();
+  void stop();       // stops serving and joins the server thread
+  void interrupt();  // stops serving without joining (for a signal handler; wait() returns)
   void wait();  // until stop() (or a signal handler calling stop())
   std::size_t requests() const;
   std::string base_url() const;  // "http://host:port"

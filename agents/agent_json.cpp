@@ -1,0 +1,60 @@
+#include "agents/agent_json.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace okfbench::agents {
+namespace {
+nlohmann::json count(const std::optional<std::int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+
+nlohmann::json counts(const std::vector<std::optional<std::int64_t>>& values) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& v : values) out.push_back(count(v));
+  return out;
+}
+}  // namespace
+
+void to_json(nlohmann::json& out, const Usage& u) {
+  out = {{"input_tokens", count(u.input_tokens)},
+         {"cached_input_tokens", count(u.cached_input_tokens)},
+         {"cache_write_tokens", count(u.cache_write_tokens)},
+         {"output_tokens", count(u.output_tokens)}};
+}
+
+void to_json(nlohmann::json& out, const ToolCallRecord& c) {
+  out = {{"turn", c.turn},           {"name", c.name},   {"arguments", c.arguments},
+         {"result_bytes", c.result_bytes}, {"error", c.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.error)},
+         {"repeated", c.repeated}};
+}
+
+void to_json(nlohmann::json& out, const TurnRecord& t) {
+  out = nlohmann::json(t.usage);
+  out["turn"] = t.turn;
+  out["tool_calls"] = t.tool_calls;
+}
+
+void to_json(nlohmann::json& out, const RunSummary& s) {
+  out = {{"turns", s.turns},
+         {"tool_calls", s.tool_calls},
+         {"errors", s.errors},
+         {"repeated_calls", s.repeated_calls},
+         {"result_bytes", s.result_bytes},
+         {"bytes_by_tool", s.bytes_by_tool},
+         {"calls_by_tool", s.calls_by_tool},
+         {"input_per_turn", counts(s.input_per_turn)},
+         {"new_input_per_turn", counts(s.new_input_per_turn)},
+         {"resent_input_tokens", count(s.resent_input_tokens)},
+         {"schema_tokens", count(s.schema_tokens)},
+         {"usage", nlohmann::json(s.usage)}};
+}
+
+void to_json(nlohmann::json& out, const AgentRun& run) {
+  out = {{"answer", run.answer},
+         {"stop", to_string(run.stop)},
+         {"error", run.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.error)},
+         {"turns", run.turns},
+         {"tool_calls", run.tool_calls},
+         {"schema_tokens_per_call", count(run.schema_tokens_per_call)},
+         {"summary", nlohmann::json(summary(run))}};
+}
+
+}  // namespace okfbench::agents

@@ -1,0 +1,77 @@
+#include "agents/models.hpp"
+
+#include <cstdlib>
+#include <fmt/format.h>
+
+#include "agents/decorators.hpp"
+#include "retrieval/error.hpp"
+#include "retrieval/tokens.hpp"
+
+namespace okfbench::agents {
+namespace {
+
+// A SimModel that owns its counter when the caller did not give one.
+class OwningSim : public ChatModel {
+ public:
+  OwningSim(SimOptions options, std::unique_ptr<retrieval::TokenCounter> counter)
+      : counter_(std::move(counter)), sim_(std::move(options), *counter_) {}
+  ChatResponse chat(const ChatRequest& request) override { return sim_.chat(request); }
+  std::string name() const override { return sim_.name(); }
+
+ private:
+  std::unique_ptr<retrieval::TokenCounter> counter_;
+  SimModel sim_;
+};
+
+std::unique_ptr<ChatModel> base_model(std::string_view spec, const ModelOptions& o) {
+  std::string_view kind = spec.substr(0, spec.find(':'));
+  std::string rest = spec.find(':') == std::string_view::npos ? "" : std::string(spec.substr(spec.find(':') + 1));
+  if (spec == "sim") {
+    SimOptions sim = o.sim;
+    sim.cache = o.cache;
+    if (o.counter) return std::make_unique<SimModel>(sim, *o.counter);
+    return std::make_unique<OwningSim>(sim, retrieval::make_counter("o200k_base"));
+  }
+  if (kind == "openai" || kind == "anthropic") {
+    Endpoint e = o.endpoint;
+    e.model = rest;
+    if (kind == "openai") return std::make_unique<OpenAIModel>(resolve_endpoint(Provider::openai, e));
+    return std::make_unique<AnthropicModel>(resolve_endpoint(Provider::anthropic, e));
+  }
+  if (kind == "replay") {
+    if (rest.empty()) throw UsageError("replay needs a cassette: --model replay:PATH");
+    return std::make_unique<ReplayModel>(rest);
+  }
+  throw UsageError(fmt::format("unknown model '{}': use sim, openai:MODEL, anthropic:MODEL or replay:PATH", spec));
+}
+
+std::string endpoint_of(const ChatModel& model) {
+  if (auto* m = dynamic_cast<const OpenAIModel*>(&model)) return m->base_url();
+  if (auto* m = dynamic_cast<const AnthropicModel*>(&model)) return m->base_url();
+  return "local";
+}
+}  // namespace
+
+std::unique_ptr<ChatModel> make_model(std::string_view spec, const ModelOptions& options) {
+  std::unique_ptr<ChatModel> model = base_model(spec, options);
+  std::string endpoint = endpoint_of(*model);
+  std::vector<std::string> secrets = known_secrets(options.endpoint);
+  if (!options.record.empty()) model = std::make_unique<RecordingModel>(std::move(model), options.record, secrets);
+  if (!options.cache_db.empty())
+    model = std::make_unique<CachingModel>(std::move(model), options.cache_db, endpoint, options.repeat_index, secrets);
+  return model;
+}
+
+CacheBreakpoints breakpoints_for(CacheKind cache) {
+  return cache == CacheKind::anthropic ? CacheBreakpoints::tools_system_and_last_message : CacheBreakpoints::none;
+}
+
+std::vector<std::string> known_secrets(const Endpoint& endpoint) {
+  std::vector<std::string> secrets;
+  if (!endpoint.api_key.empty()) secrets.push_back(endpoint.api_key);
+  for (const char* name : {"OPENAI_API_KEY", "ANTHROPIC_API_KEY"})
+    if (const char* value = std::getenv(name); value && *value) secrets.emplace_back(value);
+  return secrets;
+}
+
+}  // namespace okfbench::agents

@@ -1,0 +1,45 @@
+#pragma once
+// make_model: builds a ChatModel from a spec string, for the CLI and the runner.
+//
+//   "sim"                 SimModel (offline), usage counted with o200k_base
+//   "openai:MODEL"        OpenAIModel; "openai" alone takes OPENAI_MODEL
+//   "anthropic:MODEL"     AnthropicModel
+//   "replay:PATH"         ReplayModel over a cassette
+// then, outermost last: RecordingModel when `record` is set, CachingModel when
+// `cache_db` is set.
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "agents/cache_model.hpp"
+#include "agents/model.hpp"
+#include "agents/provider_models.hpp"
+#include "agents/sim_model.hpp"
+
+namespace okfbench::agents {
+
+struct ModelOptions {
+  // The prompt cache to simulate (sim only; real providers report their own).
+  CacheKind cache = CacheKind::none;
+  SimOptions sim;  // sim knobs; sim.cache is replaced by `cache`
+  // Counter for the sim's usage; nullptr = o200k_base. Must outlive the model.
+  const retrieval::TokenCounter* counter = nullptr;
+  Endpoint endpoint;                  // overrides for openai/anthropic (the model comes from the spec)
+  std::filesystem::path record;       // cassette to append to; empty = none
+  std::filesystem::path cache_db;     // SQLite response cache; empty = none
+  int repeat_index = 0;               // part of the response-cache key
+};
+
+// Throws UsageError for an unknown spec, InputError for a missing key or cassette.
+std::unique_ptr<ChatModel> make_model(std::string_view spec, const ModelOptions& options = {});
+
+// Breakpoints a run should send for a cache model: anthropic needs explicit
+// ones (tools, system, last message); the others need none.
+CacheBreakpoints breakpoints_for(CacheKind cache);
+
+// API keys from the endpoint and the environment, for redaction.
+std::vector<std::string> known_secrets(const Endpoint& endpoint);
+
+}  // namespace okfbench::agents

@@ -1,0 +1,192 @@
+// okfbench agent: run the agent loop over one bundle and one question, printing
+// each tool call as it happens and the run's summary line.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "agents/agent_json.hpp"
+#include "agents/bundle_tools.hpp"
+#include "agents/models.hpp"
+#include "harness/commands.hpp"
+#include "retrieval/error.hpp"
+#include "retrieval/tokens.hpp"
+
+namespace okfbench::cli {
+namespace {
+using nlohmann::json;
+
+struct AgentArgs {
+  std::string bundle;
+  std::string question;
+  std::string model = "sim";
+  std::string tools;  // comma-separated subset; "" = the whole surface
+  std::string surface = "grafito";
+  int max_turns = 12;
+  std::string cache_model = "none";
+  std::string base_url;
+  std::size_t max_body_chars = 8000;
+  std::uint64_t seed = 0;
+  std::string record;
+  std::string cache_db;
+  bool verbose = false;
+  bool json = false;
+};
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    if (end > start) out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+// `{"query": "slow query"}` as the seed prints it; long string values are cut.
+std::string show_arguments(const std::string& arguments) {
+  json args = json::parse(arguments, nullptr, false);
+  if (!args.is_object()) return arguments.substr(0, 80);
+  std::string spaced;
+  for (auto it = args.begin(); it != args.end(); ++it) {
+    std::string value = it.value().dump();
+    if (value.size() > 60) value = value.substr(0, 56) + "...\"";
+    spaced += fmt::format("{}{}: {}", spaced.empty() ? "" : ", ", json(it.key()).dump(), value);
+  }
+  return "{" + spaced + "}";
+}
+
+std::string listing(const json& items, const char* id_key, std::size_t show) {
+  std::string text;
+  std::size_t n = 0;
+  for (const json& item : items) {
+    if (n++ == show) break;
+    std::string id = item.value(id_key, item.value("path", std::string("?")));
+    text += fmt::format("{}{} ({})", text.empty() ? "" : ", ", id, item.value("title", std::string()));
+  }
+  if (items.size() > show) text += fmt::format(", +{} more", items.size() - show);
+  return text;
+}
+
+// One line that says what a tool call returned, as in the seed's worked example.
+std::string describe(const agents::ToolCallRecord& call, const std::string& result) {
+  if (!call.error.empty()) return "error: " + call.error;
+  json r = json::parse(result, nullptr, false);
+  const std::string& n = call.name;
+  if ((n == "search" || n == "search_concepts" || n == "follow") && r.is_array())
+    return fmt::format("{} result(s){}{}", r.size(), r.empty() ? "" : ": ", listing(r, "id", 3));
+  if (n == "open" && r.is_object())
+    return fmt::format("{} - {} ({} link(s), {} citation(s))", r.value("id", ""), r.value("title", ""),
+                       r["links"].size(), r["cites"].size());
+  if (n == "read_concept") return fmt::format("{} ({} byte(s))", result.substr(0, result.find('\n')), result.size());
+  if (n == "get_neighbors" && r.is_object())
+    return fmt::format("{} outbound, {} backlink(s), {} unresolved", r["outbound"].size(), r["backlinks"].size(),
+                       r["unresolved"].size());
+  if (n == "browse" && r.is_object())
+    return fmt::format("/{}: {} subdir(s), {} concept(s)", r.value("layer", ""), r["subdirs"].size(), r["concepts"].size());
+  if (n == "history" && r.is_array()) return fmt::format("{} entr{}", r.size(), r.size() == 1 ? "y" : "ies");
+  if (n == "remember" && r.is_object())
+    return fmt::format("saved {}, linked to {}", r.value("saved", ""), r["links"].dump());
+  return fmt::format("{} byte(s)", result.size());
+}
+
+int run_agent_command(const AgentArgs& a) {
+  std::optional<agents::Surface> surface = agents::parse_surface(a.surface);
+  if (!surface) throw UsageError(fmt::format("unknown surface '{}': use grafito or harnessx", a.surface));
+  if (a.max_turns < 1) throw UsageError("--max-turns must be at least 1");
+  agents::CacheKind cache = agents::parse_cache_kind(a.cache_model);
+
+  retrieval::Bundle bundle = retrieval::Bundle::load(a.bundle);
+  if (bundle.concepts().empty())
+    throw InputError(fmt::format("{}: no concepts loaded; run `okfbench validate {}` to see why", a.bundle, a.bundle));
+  agents::ToolsOptions tools_options;
+  tools_options.surface = *surface;
+  tools_options.include = split_list(a.tools);
+  tools_options.max_body_chars = a.max_body_chars;
+  agents::BundleTools tools(bundle, tools_options);
+
+  auto counter = retrieval::make_counter("o200k_base");
+  agents::ModelOptions model_options;
+  model_options.cache = cache;
+  model_options.sim.seed = a.seed;
+  model_options.counter = counter.get();
+  model_options.endpoint.base_url = a.base_url;
+  model_options.record = a.record;
+  model_options.cache_db = a.cache_db;
+  std::unique_ptr<agents::ChatModel> model = agents::make_model(a.model, model_options);
+
+  FILE* log = a.json ? stderr : stdout;
+  bool show_calls = !a.json || a.verbose;
+  if (show_calls) std::fprintf(log, "Q: %s\n\n", a.question.c_str());
+  agents::AgentOptions options;
+  options.max_turns = a.max_turns;
+  options.counter = counter.get();
+  options.breakpoints = agents::breakpoints_for(cache);
+  options.on_tool_call = [&](const agents::ToolCallRecord& call, std::string_view result) {
+    if (!show_calls) return;
+    std::fprintf(log, "  -> %s(%s)\n     %s\n", call.name.c_str(), show_arguments(call.arguments).c_str(),
+                 describe(call, std::string(result)).c_str());
+    std::fflush(log);
+  };
+  agents::AgentRun run = agents::run_agent(*model, tools, a.question, options);
+  if (a.verbose) {
+    for (const agents::TurnRecord& t : run.turns)
+      std::fprintf(log, "  turn %d: %s in, %s cached, %s written, %s out\n", t.turn,
+                   t.usage.input_tokens ? std::to_string(*t.usage.input_tokens).c_str() : "?",
+                   t.usage.cached_input_tokens ? std::to_string(*t.usage.cached_input_tokens).c_str() : "?",
+                   t.usage.cache_write_tokens ? std::to_string(*t.usage.cache_write_tokens).c_str() : "?",
+                   t.usage.output_tokens ? std::to_string(*t.usage.output_tokens).c_str() : "?");
+  }
+  if (a.json) {
+    json out = run;
+    out["question"] = a.question;
+    out["model"] = model->name();
+    out["surface"] = a.surface;
+    out["tools"] = json::array();
+    for (const agents::ToolSpec& s : run.tools) out["tools"].push_back(s.name);
+    out["opened"] = agents::opened_concepts(run, bundle);
+    std::printf("%s\n", out.dump(2).c_str());
+  } else {
+    std::printf("  %s\n\n", agents::summary_line(run).c_str());
+    if (run.stop == agents::AgentStop::answered) std::printf("A: %s\n", run.answer.c_str());
+  }
+  if (run.stop == agents::AgentStop::model_error) {
+    std::fprintf(stderr, "okfbench: error: the model call failed: %s\n", run.error.c_str());
+    return 1;
+  }
+  if (run.stop == agents::AgentStop::max_turns) {
+    std::fprintf(stderr, "okfbench: no answer within %d turn(s); raise --max-turns\n", a.max_turns);
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_agent_command(CLI::App& app, Action& action) {
+  auto args = std::make_shared<AgentArgs>();
+  CLI::App* cmd = app.add_subcommand("agent", "Answer a question with the tool-calling agent loop over a bundle");
+  cmd->add_option("bundle", args->bundle, "Bundle directory")->required();
+  cmd->add_option("question", args->question, "The question")->required();
+  cmd->add_option("--model", args->model, "sim, openai:MODEL, anthropic:MODEL or replay:CASSETTE")->capture_default_str();
+  cmd->add_option("--tools", args->tools, "Comma-separated subset of the surface's tools (default: all)");
+  cmd->add_option("--surface", args->surface, "Tool naming: grafito or harnessx")->capture_default_str();
+  cmd->add_option("--max-turns", args->max_turns, "Model calls before giving up")->capture_default_str();
+  cmd->add_option("--cache-model", args->cache_model,
+                  "Prompt cache the sim simulates (none, openai, anthropic); anthropic also sends cache breakpoints")
+      ->capture_default_str();
+  cmd->add_option("--base-url", args->base_url, "Provider base URL (else OPENAI_BASE_URL / ANTHROPIC_BASE_URL)");
+  cmd->add_option("--max-body-chars", args->max_body_chars, "Body budget of open/read_concept")->capture_default_str();
+  cmd->add_option("--seed", args->seed, "Sim variation seed (0 = none)")->capture_default_str();
+  cmd->add_option("--record", args->record, "Append each new exchange to this cassette (JSONL, keys redacted)");
+  cmd->add_option("--cache-db", args->cache_db, "SQLite response cache: repeated requests are not sent again");
+  cmd->add_flag("--verbose", args->verbose, "Also print per-turn token counts");
+  cmd->add_flag("--json", args->json, "Print the run as JSON on stdout (tool calls go to stderr with --verbose)");
+  cmd->callback([args, &action] { action = [args] { return run_agent_command(*args); }; });
+}
+
+}  // namespace okfbench::cli

@@ -1,0 +1,70 @@
+// okfbench mock-server: an OpenAI- and Anthropic-compatible server on loopback
+// whose answers come from the sim policy, with injectable faults.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <csignal>
+#include <cstdio>
+#include <memory>
+
+#include "agents/mock_server.hpp"
+#include "harness/commands.hpp"
+#include "retrieval/tokens.hpp"
+
+namespace okfbench::cli {
+namespace {
+
+struct MockArgs {
+  std::string host = "127.0.0.1";
+  int port = 8089;
+  std::string fault;
+  std::uint64_t seed = 0;
+};
+
+agents::MockServer* g_server = nullptr;
+
+void on_signal(int) {
+  if (g_server) g_server->interrupt();
+}
+
+int run_mock_server(const MockArgs& a) {
+  std::vector<agents::Fault> faults = agents::parse_faults(a.fault);
+  auto counter = retrieval::make_counter("o200k_base");
+  agents::SimOptions sim;
+  sim.seed = a.seed;
+  agents::MockServer server(sim, *counter, faults);
+  int port = server.start(a.host, a.port);
+  std::fprintf(stderr,
+               "okfbench mock-server listening on http://%s:%d\n"
+               "  OpenAI:    OPENAI_BASE_URL=http://%s:%d/v1\n"
+               "  Anthropic: ANTHROPIC_BASE_URL=http://%s:%d\n"
+               "  faults: %s\n",
+               a.host.c_str(), port, a.host.c_str(), port, a.host.c_str(), port,
+               a.fault.empty() ? "none" : a.fault.c_str());
+  std::printf("%d\n", port);  // for scripts that asked for --port 0
+  std::fflush(stdout);
+  g_server = &server;
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  server.wait();
+  g_server = nullptr;
+  std::fprintf(stderr, "okfbench mock-server: stopped after %zu request(s)\n", server.requests());
+  return 0;
+}
+
+}  // namespace
+
+void add_mock_server_command(CLI::App& app, Action& action) {
+  auto args = std::make_shared<MockArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "mock-server", "Serve OpenAI- and Anthropic-compatible chat endpoints answered by the sim policy (Ctrl-C stops)");
+  cmd->add_option("--host", args->host, "Address to bind (loopback by default)")->capture_default_str();
+  cmd->add_option("--port", args->port, "Port; 0 picks a free one and prints it")->capture_default_str();
+  cmd->add_option("--fault", args->fault,
+                  "Faults for the first requests: KIND[:COUNT[:SECONDS]],... with KIND one of 429, 500, 401, delay, "
+                  "malformed, truncated, drop");
+  cmd->add_option("--seed", args->seed, "Sim variation seed (0 = none)")->capture_default_str();
+  cmd->callback([args, &action] { action = [args] { return run_mock_server(*args); }; });
+}
+
+}  // namespace okfbench::cli
