@@ -190,22 +190,32 @@ Comparison compare_runs(const std::vector<TrialRecord>& base, const std::vector<
 
 namespace {
 
-std::string value_text(const std::string& metric, double v) {
-  if (metric == "cost") return format_dollars(v);
-  if (std::fabs(v) >= 100.0) return format_count(v);
-  return fmt::format("{:.4f}", v);
+enum class Sign { plain, explicit_sign };
+
+bool is_token_or_byte_count(const std::string& metric) {
+  return metric == "input_tokens" || metric == "resent_tokens" || metric == "cached_tokens" ||
+         metric == "output_tokens" || metric == "tool_bytes";
+}
+
+std::string value_text(const std::string& metric, double v, Sign sign = Sign::plain) {
+  std::string prefix = sign == Sign::explicit_sign ? (v < 0 ? "-" : "+") : (v < 0 ? "-" : "");
+  double magnitude = std::fabs(v);
+  if (metric == "cost") return prefix + format_dollars(magnitude);
+  if (is_token_or_byte_count(metric)) return prefix + format_count(magnitude);
+  if (metric == "model_calls" || metric == "tool_calls") return prefix + fmt::format("{:.2f}", magnitude);
+  return prefix + fmt::format("{:.4f}", magnitude);
 }
 
 std::string delta_text(const MetricComparison& m) {
-  std::string text = m.metric == "cost" ? fmt::format("{}{}", m.delta < 0 ? '-' : '+', format_dollars(std::fabs(m.delta)))
-                                        : fmt::format("{:+.4f}", m.delta);
+  std::string text = value_text(m.metric, m.delta, Sign::explicit_sign);
   if (m.base_mean != 0.0) text += fmt::format(" ({:+.1f}%)", m.delta / std::fabs(m.base_mean) * 100.0);
   return text;
 }
 
 std::string interval_text(const MetricComparison& m) {
   if (!m.ci_low) return "n/a";
-  return fmt::format("[{:+.4g}, {:+.4g}]", *m.ci_low, *m.ci_high);
+  return fmt::format("[{}, {}]", value_text(m.metric, *m.ci_low, Sign::explicit_sign),
+                     value_text(m.metric, *m.ci_high, Sign::explicit_sign));
 }
 
 std::string p_text(const MetricComparison& m) {

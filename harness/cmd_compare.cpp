@@ -1,0 +1,69 @@
+// okfbench compare: per-configuration deltas between two stored runs with
+// significance; exit 1 when a threshold is crossed (for CI gates).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "harness/commands.hpp"
+#include "reports/compare.hpp"
+#include "reports/record.hpp"
+#include "reports/report_files.hpp"
+#include "reports/writers.hpp"
+
+namespace okfbench::cli {
+namespace {
+
+struct CompareArgs {
+  std::string base_dir;
+  std::string candidate_dir;
+  std::vector<std::string> thresholds;
+  std::string junit;
+  std::string pricing;
+  std::uint64_t seed = 42;
+  std::size_t permutations = 10'000;
+};
+
+int run_compare(const CompareArgs& args) {
+  reports::CompareOptions options;
+  for (const auto& t : args.thresholds) options.thresholds.push_back(reports::parse_threshold(t));
+  options.seed = args.seed;
+  options.permutations = args.permutations;
+  options.bootstrap_resamples = args.permutations;
+  auto base = reports::read_run_dir(args.base_dir);
+  auto candidate = reports::read_run_dir(args.candidate_dir);
+  auto pricing = args.pricing.empty() ? reports::PricingTable::load_default() : reports::PricingTable::load(args.pricing);
+  reports::Comparison c = reports::compare_runs(base.records, candidate.records, pricing, options);
+  std::printf("# okfbench compare\n\nbase: %s (git %s, %s)\ncandidate: %s (git %s, %s)\n\n", args.base_dir.c_str(),
+              base.manifest.git_sha.c_str(), base.manifest.date.c_str(), args.candidate_dir.c_str(),
+              candidate.manifest.git_sha.c_str(), candidate.manifest.date.c_str());
+  std::fputs(reports::compare_markdown(c).c_str(), stdout);
+  if (!args.junit.empty()) {
+    reports::write_text_atomically(args.junit, reports::junit_for_comparison(c));
+    std::fprintf(stderr, "wrote %s\n", args.junit.c_str());
+  }
+  return c.any_crossed() ? 1 : 0;
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app, Action& action) {
+  auto args = std::make_shared<CompareArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "compare", "Compare two runs per configuration and metric; exit 1 when a --threshold is crossed");
+  cmd->add_option("BASE_DIR", args->base_dir, "Output folder of the base run")->required();
+  cmd->add_option("CAND_DIR", args->candidate_dir, "Output folder of the candidate run")->required();
+  cmd->add_option("--threshold", args->thresholds,
+                  "METRIC=AMOUNT or METRIC=AMOUNT%: largest worsening allowed (repeatable), "
+                  "e.g. evidence_recall=0.05, input_tokens=10%");
+  cmd->add_option("--junit", args->junit, "Also write the threshold checks as JUnit XML to this file");
+  cmd->add_option("--pricing", args->pricing, "Pricing table (default: datasets/pricing.yaml or $OKFBENCH_PRICING)");
+  cmd->add_option("--seed", args->seed, "Seed of the randomization test and the bootstrap")->capture_default_str();
+  cmd->add_option("--permutations", args->permutations, "Permutations (and bootstrap resamples)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{100}, std::size_t{1'000'000}));
+  cmd->callback([args, &action] { action = [args] { return run_compare(*args); }; });
+}
+
+}  // namespace okfbench::cli

@@ -1,0 +1,63 @@
+// End-to-end tests of `okfbench compare`: output, exit codes, JUnit file.
+#include <gtest/gtest.h>
+
+#include "reports/record.hpp"
+#include "tests/reports/fixtures.hpp"
+
+namespace okfbench {
+namespace {
+
+std::filesystem::path stored(const std::string& name, const std::vector<reports::TrialRecord>& records) {
+  auto dir = test::fresh_dir(name);
+  test::write_file(dir / "manifest.json", reports::manifest_to_json_text(reports::fixtures::manifest()));
+  std::string lines;
+  for (const auto& r : records) lines += reports::to_jsonl_line(r) + "\n";
+  test::write_file(dir / "results.jsonl", lines);
+  return dir;
+}
+
+std::vector<reports::TrialRecord> worse_recall() {
+  auto records = reports::fixtures::small_run();
+  for (auto& r : records) {
+    if (r.config.kind == reports::PathKind::agent && r.question_id == "q2") r.evidence_recall = 0.25;
+  }
+  return records;
+}
+
+TEST(CmdCompare, ExitCodeGatesOnThresholds) {
+  auto bin = test::okfbench_binary().string();
+  auto base = stored("cmp_base", reports::fixtures::small_run());
+  auto cand = stored("cmp_cand", worse_recall());
+  auto junit = base / "compare.junit.xml";
+  auto fail = test::run_command(bin + " compare " + base.string() + " " + cand.string() +
+                                " --threshold evidence_recall=0.05 --junit " + junit.string());
+  EXPECT_EQ(fail.exit_code, 1) << fail.out << fail.err;
+  EXPECT_NE(fail.out.find("[FAIL] evidence_recall=0.05"), std::string::npos) << fail.out;
+  EXPECT_NE(fail.out.find("| evidence_recall | 2 | 0.7500 | 0.6250 | -0.1250 (-16.7%) |"), std::string::npos)
+      << fail.out;
+  EXPECT_NE(test::read_file(junit).find("failures=\"1\""), std::string::npos);
+
+  auto hold = test::run_command(bin + " compare " + base.string() + " " + cand.string() +
+                                " --threshold evidence_recall=0.2 --threshold input_tokens=1%");
+  EXPECT_EQ(hold.exit_code, 0) << hold.out << hold.err;
+  EXPECT_NE(hold.out.find("RESULT: all thresholds held"), std::string::npos);
+
+  auto same = test::run_command(bin + " compare " + base.string() + " " + base.string());
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+}
+
+TEST(CmdCompare, UsageErrorsExitTwo) {
+  auto bin = test::okfbench_binary().string();
+  auto base = stored("cmp_usage", reports::fixtures::small_run());
+  auto bad = test::run_command(bin + " compare " + base.string() + " " + base.string() + " --threshold recall");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("METRIC=AMOUNT"), std::string::npos) << bad.err;
+  auto unknown = test::run_command(bin + " compare " + base.string() + " " + base.string() + " --threshold nope=1");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("known metrics"), std::string::npos) << unknown.err;
+  auto missing = test::run_command(bin + " compare " + base.string() + " /nonexistent");
+  EXPECT_EQ(missing.exit_code, 1);
+}
+
+}  // namespace
+}  // namespace okfbench
