@@ -1,0 +1,116 @@
+// End-to-end tests of validate, browse, open, neighbors and history: they run
+// the built okfbench program on the demo bundle and the malformed corpus.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/test_support.hpp"
+
+namespace okfbench::cli {
+namespace {
+using okfbench::test::CommandResult;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::string demo() { return (okfbench::test::source_dir() / "datasets/bundles/demo").string(); }
+std::string malformed() { return (okfbench::test::source_dir() / "tests/data/malformed").string(); }
+
+CommandResult okfbench(const std::string& arguments) {
+  return okfbench::test::run_command(okfbench::test::okfbench_binary().string() + " " + arguments);
+}
+
+TEST(CmdBundle, ValidateConformantBundle) {
+  CommandResult result = okfbench("validate " + demo() + " --now 2026-11-29T00:00:00Z");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("concepts: 30 in 5 layers (architecture 6, decisions 6, glossary 6, metrics 4, runbooks 8)\n"));
+  EXPECT_THAT(result.out, HasSubstr("links: 96 (95 resolved, 1 broken)\n"));
+  EXPECT_THAT(result.out, HasSubstr("trust: human-reviewed 13, machine-confirmed 9, unverified 8\n"));
+  EXPECT_THAT(result.out, HasSubstr("stale at 2026-11-29T00:00:00Z: metrics/query-latency-p95\n"));
+  EXPECT_THAT(result.out, HasSubstr("broken link: runbooks/restore-from-backup.md:18: /runbooks/verify-backup.md\n"));
+  EXPECT_THAT(result.out, HasSubstr("conformant: yes\n"));
+}
+
+TEST(CmdBundle, ValidateJsonAndNonConformantExitCode) {
+  CommandResult result = okfbench("validate " + malformed() + " --json");
+  EXPECT_EQ(result.exit_code, 1);
+  nlohmann::json report = nlohmann::json::parse(result.out);
+  EXPECT_EQ(report["conformant"], false);
+  EXPECT_EQ(report["concepts"], 7);
+  EXPECT_EQ(report["errors"], 9);
+  EXPECT_EQ(report["warnings"], 7);
+  ASSERT_EQ(report["diagnostics"].size(), 16u);
+  EXPECT_EQ(report["diagnostics"][0]["path"], "bom.md");
+  EXPECT_EQ(report["broken_links"][0]["href"], "../../etc/passwd.md");
+  // The repo profile accepts plain markdown, so only invalid UTF-8 remains an error.
+  EXPECT_EQ(okfbench("validate " + malformed() + " --profile repo").exit_code, 1);
+}
+
+TEST(CmdBundle, UsageErrorsExitTwo) {
+  EXPECT_EQ(okfbench("validate " + demo() + " --profile nope").exit_code, 2);
+  EXPECT_EQ(okfbench("validate").exit_code, 2);
+  EXPECT_EQ(okfbench("neighbors " + demo() + " runbooks/slow-queries --hops 0").exit_code, 2);
+  CommandResult missing = okfbench("validate /nonexistent/bundle");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.err, HasSubstr("not a directory"));
+}
+
+TEST(CmdBundle, BrowseListsLayersAndConcepts) {
+  CommandResult root = okfbench("browse " + demo());
+  EXPECT_EQ(root.exit_code, 0);
+  EXPECT_THAT(root.out, HasSubstr("  runbooks/  (8 concepts)\n"));
+  CommandResult layer = okfbench("browse " + demo() + " glossary --json");
+  ASSERT_EQ(layer.exit_code, 0);
+  nlohmann::json index = nlohmann::json::parse(layer.out);
+  ASSERT_EQ(index["concepts"].size(), 6u);
+  EXPECT_EQ(index["concepts"][0]["id"], "glossary/cardinality-estimate");
+  CommandResult outside = okfbench("browse " + demo() + " ../..");
+  EXPECT_EQ(outside.exit_code, 1);
+  EXPECT_THAT(outside.err, HasSubstr("no directory"));
+}
+
+TEST(CmdBundle, OpenPrintsHeaderAndBodyButNeverLeavesTheBundle) {
+  CommandResult result = okfbench("open " + demo() + " /runbooks/slow-queries.md");
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_THAT(result.out, HasSubstr("id: runbooks/slow-queries\ntype: Playbook\ntitle: Triaging a slow graph query\n"));
+  EXPECT_THAT(result.out, HasSubstr("trust: human-reviewed\n"));
+  EXPECT_THAT(result.out, HasSubstr("2. **Refresh statistics.**"));
+  CommandResult json = okfbench("open " + demo() + " metrics/query-latency-p95 --json");
+  ASSERT_EQ(json.exit_code, 0);
+  EXPECT_EQ(nlohmann::json::parse(json.out)["stale"], true);
+  for (std::string bad : {"../../etc/passwd", "/../../../etc/passwd", "runbooks/../../x"}) {
+    CommandResult escaped = okfbench("open " + demo() + " " + bad);
+    EXPECT_EQ(escaped.exit_code, 1) << bad;
+    EXPECT_THAT(escaped.err, HasSubstr("not found")) << bad;
+    EXPECT_THAT(escaped.out, Not(HasSubstr("root:")));
+  }
+}
+
+TEST(CmdBundle, NeighborsByRelationAndHops) {
+  CommandResult result = okfbench("neighbors " + demo() + " runbooks/slow-queries --out --rel \"depends on\" --json");
+  ASSERT_EQ(result.exit_code, 0);
+  nlohmann::json out = nlohmann::json::parse(result.out);
+  ASSERT_EQ(out["neighbors"].size(), 2u);
+  EXPECT_EQ(out["neighbors"][0]["id"], "architecture/query-planner");
+  EXPECT_EQ(out["neighbors"][1]["id"], "architecture/indexes");
+  CommandResult broken = okfbench("neighbors " + demo() + " runbooks/restore-from-backup --out");
+  EXPECT_THAT(broken.out, HasSubstr("unresolved  STEPS  line 18: /runbooks/verify-backup.md\n"));
+  CommandResult in = okfbench("neighbors " + demo() + " decisions/0003-nightly-statistics --in");
+  EXPECT_THAT(in.out, HasSubstr("1  SUPERSEDES       decisions/0005-statistics-after-load"));
+  EXPECT_EQ(okfbench("neighbors " + demo() + " nope").exit_code, 1);
+}
+
+TEST(CmdBundle, HistoryNewestFirst) {
+  CommandResult all = okfbench("history " + demo() + " --json");
+  ASSERT_EQ(all.exit_code, 0);
+  nlohmann::json entries = nlohmann::json::parse(all.out);
+  ASSERT_EQ(entries.size(), 8u);
+  EXPECT_EQ(entries[0]["date"], "2026-11-20");
+  EXPECT_EQ(entries[7]["kind"], "Initialization");
+  CommandResult one = okfbench("history " + demo() + " decisions/0003-nightly-statistics");
+  EXPECT_EQ(one.exit_code, 0);
+  EXPECT_THAT(one.out, HasSubstr("2026-04-03  Deprecation: [ADR 0003]"));
+}
+
+}  // namespace
+}  // namespace okfbench::cli
