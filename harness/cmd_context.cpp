@@ -1,0 +1,121 @@
+// okfbench context: the one-shot path. Search a bundle, expand along links,
+// pack into a token budget, print the pack and a footer.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "harness/commands.hpp"
+#include "retrieval/context.hpp"
+#include "retrieval/error.hpp"
+#include "retrieval/tokens.hpp"
+
+namespace okfbench::retrieval {
+
+void to_json(nlohmann::json& j, const PackedConcept& c) {
+  j = {{"id", c.id}, {"reason", to_string(c.reason)}, {"score", c.score}, {"tokens", c.tokens},
+       {"truncated", c.truncated}};
+  if (c.reason == PackReason::via) {
+    j["relation"] = c.relation;
+    j["from"] = c.from;
+    j["hops"] = c.hops;
+  }
+}
+
+void to_json(nlohmann::json& j, const PackCitation& c) {
+  j = {{"concept_id", c.concept_id}, {"label", c.label}, {"text", c.text}};
+}
+
+void to_json(nlohmann::json& j, const ContextPack& p) {
+  j = {{"text", p.text},
+       {"tokens", p.tokens},
+       {"budget_tokens", p.budget_tokens},
+       {"counter", p.counter},
+       {"strategy", to_string(p.strategy)},
+       {"truncated", p.truncated},
+       {"over_budget", p.over_budget},
+       {"concepts", p.concepts},
+       {"skipped", p.skipped},
+       {"citations", p.citations}};
+}
+
+}  // namespace okfbench::retrieval
+
+namespace okfbench::cli {
+namespace {
+
+struct ContextArgs {
+  std::string bundle;
+  std::string query;
+  std::string strategy = "grafito";
+  std::string encoding = "o200k_base";
+  std::string profile = "okf";
+  retrieval::ContextOptions options;
+  bool no_citations = false;
+  bool json = false;
+};
+
+std::string footer(const retrieval::ContextPack& pack) {
+  std::size_t seeds = 0;
+  for (const auto& c : pack.concepts) seeds += c.reason == retrieval::PackReason::seed ? 1 : 0;
+  std::string line = fmt::format("tokens: {} / {} ({}) | concepts: {} ({} seed, {} via) | truncated: {}", pack.tokens,
+                                 pack.budget_tokens, pack.counter, pack.concepts.size(), seeds,
+                                 pack.concepts.size() - seeds, pack.truncated ? "yes" : "no");
+  if (!pack.skipped.empty()) line += fmt::format(" | skipped: {}", fmt::join(pack.skipped, ", "));
+  if (pack.over_budget) line += " | over budget (weaver counts bodies only)";
+  return line;
+}
+
+int run_context(ContextArgs args) {
+  auto counter = retrieval::make_counter(args.encoding);
+  auto profile = retrieval::parse_profile(args.profile);
+  if (!profile) throw UsageError(fmt::format("unknown --profile \"{}\": use okf or repo", args.profile));
+  retrieval::LoadOptions load;
+  load.profile = *profile;
+  const retrieval::Bundle bundle = retrieval::Bundle::load(args.bundle, load);
+  const retrieval::SearchIndex index = retrieval::SearchIndex::build(bundle);
+  args.options.counter = counter.get();
+  args.options.strategy = args.strategy == "weaver" ? retrieval::PackStrategy::weaver : retrieval::PackStrategy::grafito;
+  args.options.citations = args.no_citations ? retrieval::Citations::omit : retrieval::Citations::include;
+  const retrieval::ContextPack pack = retrieval::pack_context(bundle, index, args.query, args.options);
+  if (args.json) {
+    std::printf("%s\n", nlohmann::json(pack).dump(2).c_str());
+    return 0;
+  }
+  if (!pack.text.empty()) std::printf("%s\n\n", pack.text.c_str());
+  std::printf("---\n%s\n", footer(pack).c_str());
+  return 0;
+}
+
+}  // namespace
+
+void add_context_command(CLI::App& app, Action& action) {
+  auto args = std::make_shared<ContextArgs>();
+  CLI::App* cmd = app.add_subcommand("context", "Pack the concepts relevant to a query into a token budget (one shot)");
+  cmd->add_option("bundle", args->bundle, "Bundle folder")->required();
+  cmd->add_option("query", args->query, "The question or search terms")->required();
+  cmd->add_option("--budget", args->options.budget_tokens, "Token budget of the pack")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{10'000'000}));
+  cmd->add_option("--k", args->options.k, "Seed hits (weaver: most concepts considered, 0 = all)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1000}));
+  cmd->add_option("--hops", args->options.expand_hops, "Link hops to expand from each seed (0 = none)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 10));
+  cmd->add_option("--relation", args->options.relation, "Follow only links of this relation, e.g. JOINS_WITH");
+  cmd->add_option("--strategy", args->strategy, "grafito (search + expand) or weaver (contextweaver select_knowledge)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"grafito", "weaver"}));
+  cmd->add_option("--encoding", args->encoding, "Token counter: o200k_base, cl100k_base or heuristic")
+      ->capture_default_str();
+  cmd->add_option("--now", args->options.now, "Clock for weaver (ISO-8601): drops concepts past stale_after");
+  cmd->add_option("--profile", args->profile, "Bundle profile: okf or repo")->capture_default_str();
+  cmd->add_flag("--no-citations", args->no_citations, "Leave the Citations lines out of the blocks");
+  cmd->add_flag("--json", args->json, "Print the pack as JSON");
+  cmd->callback([args, &action] { action = [args] { return run_context(*args); }; });
+}
+
+}  // namespace okfbench::cli
