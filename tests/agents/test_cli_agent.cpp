@@ -1,0 +1,94 @@
+// End-to-end tests of `okfbench agent` and `okfbench mock-server` (the built program).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "agents/mock_server.hpp"
+#include "retrieval/tokens.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace okfbench::agents {
+namespace {
+namespace fs = std::filesystem;
+
+std::string okfbench() { return test::okfbench_binary().string(); }
+std::string demo() { return (test::source_dir() / "datasets" / "bundles" / "demo").string(); }
+constexpr const char* kQuestion = "\"A production Cypher query got slow after a data load. What should I do, step by step?\"";
+
+TEST(CliAgent, PrintsToolCallsSummaryAndAnswer) {
+  test::CommandResult r = test::run_command(fmt::format("{} agent {} {}", okfbench(), demo(), kQuestion));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("  -> search({\"k\": 5, \"query\": "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  -> open({\"concept_id\": \"runbooks/slow-queries\"})\n     runbooks/slow-queries - "
+                       "Triaging a slow graph query ("),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("turn(s), 3 tool call(s), "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("A: From the bundle:"), std::string::npos) << r.out;
+}
+
+TEST(CliAgent, JsonOutputAndSubsets) {
+  test::CommandResult r = test::run_command(
+      fmt::format("{} agent {} {} --tools search,open --json --cache-model openai", okfbench(), demo(), kQuestion));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["tools"], nlohmann::json::array({"search", "open"}));
+  EXPECT_EQ(j["stop"], "answered");
+  EXPECT_EQ(j["opened"][0], "runbooks/slow-queries");
+  EXPECT_EQ(j["summary"]["turns"], j["turns"].size());
+  EXPECT_TRUE(j["summary"]["resent_input_tokens"].is_number());
+  EXPECT_EQ(j["summary"]["schema_tokens"], j["schema_tokens_per_call"].get<int>() * j["turns"].size());
+}
+
+TEST(CliAgent, UsageErrorsExitTwo) {
+  EXPECT_EQ(test::run_command(fmt::format("{} agent {} q --surface nope", okfbench(), demo())).exit_code, 2);
+  EXPECT_EQ(test::run_command(fmt::format("{} agent {} q --cache-model redis", okfbench(), demo())).exit_code, 2);
+  EXPECT_EQ(test::run_command(fmt::format("{} agent {} q --model gemini:x", okfbench(), demo())).exit_code, 2);
+  test::CommandResult missing = test::run_command(fmt::format("{} agent /nonexistent/bundle q", okfbench()));
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("/nonexistent/bundle"), std::string::npos);
+}
+
+// The CLI's OpenAI client against the mock server, recording a cassette and a
+// response cache: the key from the environment appears in no file.
+TEST(CliAgent, OverHttpWithRecordingAndCacheNeverWritesTheKey) {
+  auto counter = retrieval::make_counter("o200k_base");
+  MockServer server({}, *counter);
+  server.start();
+  fs::path dir = test::fresh_dir("cli-agent-http");
+  const std::string key = "sk-cli-SECRET-9f8e7d6c5b4a";
+  std::string command =
+      fmt::format("OPENAI_API_KEY={} {} agent {} {} --model openai:gpt-4o-mini --base-url {}/v1 --record {} --cache-db {}",
+                  key, okfbench(), demo(), kQuestion, server.base_url(), (dir / "run.jsonl").string(),
+                  (dir / "cache.sqlite").string());
+  test::CommandResult first = test::run_command(command);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  std::size_t served = server.requests();
+  EXPECT_GE(served, 2u);
+  test::CommandResult second = test::run_command(command);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(server.requests(), served);  // all from the response cache
+  EXPECT_EQ(second.out, first.out);
+  test::CommandResult replay = test::run_command(
+      fmt::format("{} agent {} {} --model replay:{}", okfbench(), demo(), kQuestion, (dir / "run.jsonl").string()));
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  EXPECT_EQ(replay.out, first.out);
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    if (!entry.is_regular_file()) continue;
+    EXPECT_EQ(test::read_file(entry.path()).find(key), std::string::npos) << entry.path();
+  }
+  EXPECT_EQ(first.out.find(key), std::string::npos);
+  EXPECT_EQ(first.err.find(key), std::string::npos);
+}
+
+TEST(CliMockServer, StartsOnAnEphemeralPortAndStopsOnSignal) {
+  test::CommandResult r = test::run_command(fmt::format("timeout --preserve-status -s INT 1 {} mock-server --port 0", okfbench()));
+  EXPECT_EQ(r.exit_code, 0) << r.err;  // SIGINT stops it cleanly
+  EXPECT_GT(std::stoi(r.out), 0);
+  EXPECT_NE(r.err.find("OPENAI_BASE_URL=http://127.0.0.1:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("stopped after 0 request(s)"), std::string::npos) << r.err;
+  EXPECT_EQ(test::run_command(fmt::format("{} mock-server --fault teapot", okfbench())).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace okfbench::agents
