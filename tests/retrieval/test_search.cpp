@@ -253,3 +253,48 @@ TEST(SearchThreads, ConcurrentQueriesGiveTheSameResults) {
 
 }  // namespace
 }  // namespace okfbench::retrieval
+
+namespace okfbench::retrieval {
+namespace {
+
+TEST(SearchBundle, IndexesConceptsWithTheirMetadataButNotIndexOrLog) {
+  namespace fs = std::filesystem;
+  fs::path dir = test::fresh_dir("search-bundle");
+  test::write_file(dir / "metrics/active-users.md",
+                   "---\ntype: Metric\ntitle: Active Users\ndescription: Daily active users.\n"
+                   "tags: [engagement, Metric]\n---\nA user is active when they emit an event.\n");
+  test::write_file(dir / "metrics/old-users.md",
+                   "---\ntype: Metric\ntitle: Old active users\nstatus: deprecated\n---\nLegacy users count.\n");
+  test::write_file(dir / "tables/events.md", "---\ntype: Table\ntitle: Events\n---\nOne row per user event.\n");
+  test::write_file(dir / "index.md", "# Index\n\nusers users users\n");
+  test::write_file(dir / "log.md", "## 2026-01-01\n\n* **Added**: users\n");
+  Bundle bundle = Bundle::load(dir);
+  SearchIndex index = SearchIndex::build(bundle);
+  EXPECT_EQ(index.stats().documents, 3u);
+  auto hits = index.search("users", top(10));
+  ASSERT_EQ(ids_of(hits), (std::vector<std::string>{"metrics/active-users", "metrics/old-users", "tables/events"}));
+  ASSERT_NE(hits[0].concept_ptr, nullptr);
+  EXPECT_EQ(hits[0].concept_ptr->title, "Active Users");
+  EXPECT_EQ(hits[0].concept_ptr, bundle.find("metrics/active-users"));
+  EXPECT_EQ(hits[2].concept_ptr, bundle.find("tables/events"));
+  EXPECT_EQ(ids_of(index.search("users", with_layer("tables"))), (std::vector<std::string>{"tables/events"}));
+  EXPECT_EQ(ids_of(index.search("users", with_tags({"ENGAGEMENT", "metric"}))),
+            (std::vector<std::string>{"metrics/active-users"}));
+  EXPECT_EQ(ids_of(index.search("legacy", with_type("metric"))), (std::vector<std::string>{"metrics/old-users"}));
+}
+
+TEST(SearchBundle, RealBundleFindsTheConceptNamedInTheQuery) {
+  if (!test::have_data()) GTEST_SKIP() << "no reference data";
+  Bundle bundle = Bundle::load(test::data_root() / "okf/stackoverflow");
+  SearchIndex index = SearchIndex::build(bundle);
+  ASSERT_GT(index.stats().documents, 20u);
+  for (const Concept& c : bundle.concepts()) {
+    if (c.title.empty()) continue;
+    auto hits = index.search(c.title, top(50));
+    bool found = std::any_of(hits.begin(), hits.end(), [&](const Hit& h) { return h.id == c.id; });
+    EXPECT_TRUE(found) << c.id << " not found by its title '" << c.title << "'";
+  }
+}
+
+}  // namespace
+}  // namespace okfbench::retrieval
