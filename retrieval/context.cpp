@@ -4,7 +4,9 @@
 #include <utf8proc.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
+#include <iterator>
 #include <optional>
 #include <set>
 #include <unordered_set>
@@ -247,15 +249,33 @@ bool is_word_codepoint(utf8proc_int32_t cp) {
   }
 }
 
-std::set<std::string, std::less<>> word_set(std::string_view text) {
-  auto words = weaver_words(text);
-  return {words.begin(), words.end()};
+// A word set as a sorted vector without duplicates: cheaper than std::set
+// when every concept of the bundle is scored for every query.
+using WordSet = std::vector<std::string>;
+
+WordSet word_set(std::string_view text) {
+  WordSet words = weaver_words(text);
+  std::sort(words.begin(), words.end());
+  words.erase(std::unique(words.begin(), words.end()), words.end());
+  return words;
 }
 
-double jaccard(const std::set<std::string, std::less<>>& a, const std::set<std::string, std::less<>>& b) {
+WordSet united(const WordSet& a, const WordSet& b) {
+  WordSet out;
+  out.reserve(a.size() + b.size());
+  std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+  return out;
+}
+
+// |a ∩ b| / |a ∪ b|, 0 when both are empty (contextweaver._utils.jaccard).
+double jaccard(const WordSet& a, const WordSet& b) {
   if (a.empty() && b.empty()) return 0.0;
   std::size_t common = 0;
-  for (const auto& w : a) common += b.count(w);
+  for (auto i = a.begin(), j = b.begin(); i != a.end() && j != b.end();) {
+    if (*i < *j) ++i;
+    else if (*j < *i) ++j;
+    else ++common, ++i, ++j;
+  }
   return static_cast<double>(common) / static_cast<double>(a.size() + b.size() - common);
 }
 
@@ -276,11 +296,9 @@ void pack_weaver(const Bundle& bundle, std::string_view query, const ContextOpti
   std::vector<Candidate> ranked;
   for (const Concept& c : bundle.concepts()) {
     if (!options.now.empty() && c.is_stale(options.now)) continue;
-    auto words = word_set(c.body);
-    words.merge(word_set(c.title));
     std::string tags;
     for (const auto& t : c.tags) tags += (tags.empty() ? "" : " ") + t;
-    words.merge(word_set(tags));
+    const WordSet words = united(united(word_set(c.body), word_set(c.title)), word_set(tags));
     PackedConcept meta;
     meta.id = c.id;
     meta.score = (query_words.empty() ? 0.0 : jaccard(query_words, words)) + confidence_of(c);
@@ -321,6 +339,16 @@ std::vector<std::string> weaver_words(std::string_view text) {
   };
   const auto* s = reinterpret_cast<const utf8proc_uint8_t*>(text.data());
   for (std::size_t i = 0; i < text.size();) {
+    if (const auto byte = static_cast<unsigned char>(text[i]); byte < 0x80) {  // ASCII without utf8proc
+      if (std::isalnum(byte) || byte == '_') {
+        word += static_cast<char>(std::tolower(byte));
+        ++chars;
+      } else {
+        flush();
+      }
+      ++i;
+      continue;
+    }
     utf8proc_int32_t cp = 0;
     auto len = utf8proc_iterate(s + i, static_cast<utf8proc_ssize_t>(text.size() - i), &cp);
     if (len <= 0) {  // an invalid byte separates words, like any non-word character
