@@ -1,0 +1,119 @@
+// End-to-end tests of `okfbench search`, `okfbench convert` and `okfbench eval`.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/test_support.hpp"
+
+namespace okfbench::test {
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+std::string okfbench() { return okfbench_binary().string(); }
+
+fs::path tiny_bundle() {
+  fs::path dir = fresh_dir("cmd-search");
+  write_file(dir / "bundle/metrics/active-users.md",
+             "---\ntype: Metric\ntitle: Active Users\ndescription: Daily active users.\ntags: [engagement]\n---\n"
+             "A user is active on a day when they emit one event.\n");
+  write_file(dir / "bundle/tables/events.md", "---\ntype: Table\ntitle: Events\n---\nOne row per event.\n");
+  write_file(dir / "questions.yaml",
+             "questions:\n  - id: q1\n    text: active users\n    relevant: {metrics/active-users: 1}\n"
+             "  - id: q2\n    text: event rows\n    relevant: {tables/events: 2}\n");
+  return dir;
+}
+
+TEST(CmdSearch, PrintsRankedHitsAndJson) {
+  fs::path dir = tiny_bundle();
+  auto text = run_command(okfbench() + " search " + (dir / "bundle").string() + " 'active users'");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, ::testing::StartsWith("  1  "));
+  EXPECT_THAT(text.out, HasSubstr("metrics/active-users  Active Users - Daily active users."));
+  auto json = run_command(okfbench() + " search " + (dir / "bundle").string() + " event --json --type table");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  auto out = nlohmann::json::parse(json.out);
+  ASSERT_EQ(out["hits"].size(), 1u);
+  EXPECT_EQ(out["hits"][0]["id"], "tables/events");
+  EXPECT_EQ(out["hits"][0]["rank"], 1);
+  EXPECT_GT(out["hits"][0]["score"].get<double>(), 0.0);
+  auto none = run_command(okfbench() + " search " + (dir / "bundle").string() + " zebra");
+  EXPECT_EQ(none.out, "no results\n");
+}
+
+TEST(CmdSearch, BadArgumentsHaveExitCodes) {
+  fs::path dir = tiny_bundle();
+  EXPECT_EQ(run_command(okfbench() + " search " + (dir / "bundle").string() + " x --k 0").exit_code, 2);
+  EXPECT_EQ(run_command(okfbench() + " search " + (dir / "bundle").string() + " x --stemmer krovetz").exit_code, 2);
+  auto missing = run_command(okfbench() + " search /nonexistent/bundle x");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.err, HasSubstr("/nonexistent/bundle is not a directory"));
+}
+
+TEST(CmdEval, PrintsTrecEvalLinesAndWritesARun) {
+  fs::path dir = tiny_bundle();
+  auto r = run_command(okfbench() + " eval --bundle " + (dir / "bundle").string() + " --questions " +
+                       (dir / "questions.yaml").string() + " --measures ndcg_cut.10,recip_rank --per-query --run " +
+                       (dir / "out.trec").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("recip_rank            \tq1\t1.0000\n"));
+  EXPECT_THAT(r.out, HasSubstr("ndcg_cut_10           \tall\t1.0000\n"));
+  EXPECT_THAT(r.out, HasSubstr("| ndcg_cut_10 | 1.0000 |"));
+  std::string run = read_file(dir / "out.trec");
+  EXPECT_THAT(run, ::testing::StartsWith("q1 Q0 metrics/active-users 1 "));
+  EXPECT_THAT(run, HasSubstr("q2 Q0 tables/events 1 "));
+}
+
+TEST(CmdEval, UnknownJudgedConceptIsAnErrorWithFileAndLine) {
+  fs::path dir = tiny_bundle();
+  write_file(dir / "bad.yaml", "questions:\n  - id: q1\n    text: users\n    relevant:\n      metrics/gone: 1\n");
+  auto r = run_command(okfbench() + " eval --bundle " + (dir / "bundle").string() + " --questions " +
+                       (dir / "bad.yaml").string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("bad.yaml:5: question 'q1' judges 'metrics/gone'"));
+  auto usage = run_command(okfbench() + " eval --bundle " + (dir / "bundle").string());
+  EXPECT_EQ(usage.exit_code, 2);
+}
+
+TEST(CmdEval, RegressionSpecPrintsOkAndFailLines) {
+  if (!have_data()) GTEST_SKIP() << "no reference data";
+  fs::path dir = fresh_dir("cmd-spec");
+  write_file(dir / "cran.yaml",
+             "name: cran-test\ncorpus: {format: cranfield, path: collections/cranfield}\n"
+             "statistics: {documents: 1400, questions: 225}\n"
+             "measures:\n  - {measure: ndcg_cut.10, score: ndcg_cut_10, expected: 0.3603}\n"
+             "  - {measure: P.10, score: P_10, expected: 0.9999}\n");
+  std::string base = okfbench() + " eval --spec " + (dir / "cran.yaml").string() + " --data " +
+                     data_root().string() + " --work " + (dir / "work").string();
+  auto r = run_command(base);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("[OK] cran-test: index documents 1400 (expected 1400)\n"));
+  EXPECT_THAT(r.out, HasSubstr("[OK] cran-test: ndcg_cut_10 0.3603 (expected 0.3603)\n"));
+  EXPECT_THAT(r.out, HasSubstr("[FAIL] cran-test: P_10 0.2369 (expected 0.9999)\n"));
+  EXPECT_EQ(run_command(base + " --verify").exit_code, 1);
+  write_file(dir / "broken.yaml", "name: x\ncorpus: {format: trec, path: p}\nmeasures: []\n");
+  auto broken = run_command(okfbench() + " eval --spec " + (dir / "broken.yaml").string() + " --data /tmp");
+  EXPECT_EQ(broken.exit_code, 1);
+  EXPECT_THAT(broken.err, HasSubstr("broken.yaml:2: `format` must be beir or cranfield"));
+}
+
+TEST(CmdConvert, WritesBundleAndQuestions) {
+  if (!have_data()) GTEST_SKIP() << "no reference data";
+  fs::path dir = fresh_dir("cmd-convert");
+  auto r = run_command(okfbench() + " convert cranfield " + (data_root() / "collections/cranfield").string() +
+                       " --out " + (dir / "cran").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("(1400 concepts, 0 renamed to safe ids)"));
+  EXPECT_THAT(r.out, HasSubstr("(225 questions)"));
+  EXPECT_TRUE(fs::exists(dir / "cran/bundle/1400.md"));
+  auto again = run_command(okfbench() + " convert cranfield " + (data_root() / "collections/cranfield").string() +
+                           " --out " + (dir / "cran").string());
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_THAT(again.err, HasSubstr("already exists"));
+  EXPECT_EQ(run_command(okfbench() + " convert trec x --out " + (dir / "y").string()).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace okfbench::test
