@@ -29,6 +29,10 @@
 
 namespace okfbench::datasets {
 
+// Bumped whenever the same options would give different files, so cached
+// generated bundles (okfbench run's cache_dir) are rebuilt.
+inline constexpr int kGeneratorVersion = 1;
+
 struct GeneratorOptions {
   std::size_t concepts = 100;
   std::uint64_t seed = 1;

@@ -372,8 +372,12 @@ ExperimentSpec parse_spec(std::string_view yaml, std::string_view file_name, con
   read_bundles(r, root["bundles"], spec);
   read_paths(r, root["paths"], spec);
   read_models(r, root, spec);
+  // Settings that change how a run goes but not what a trial computes stay
+  // out of the hash, so a run stopped at its cost cap resumes with a higher one.
+  YAML::Node hashed = YAML::Clone(root);
+  for (const char* key : {"cost_cap_usd", "concurrency", "requests_per_minute"}) hashed.remove(key);
   YAML::Emitter emitter;
-  emitter << root;
+  emitter << hashed;
   spec.hash = stable_hash(emitter.c_str());
   return spec;
 }

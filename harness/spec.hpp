@@ -81,7 +81,8 @@ struct AgentSweep {
 struct ExperimentSpec {
   std::string name;
   std::filesystem::path file;  // where it was read from ("" for text)
-  std::string hash;            // of the spec after --set overrides, 16 hex digits
+  std::string hash;            // of the spec after --set overrides, without cost_cap_usd,
+                               // concurrency and requests_per_minute; 16 hex digits
   std::uint64_t seed = 1;
   int repeats = 1;
   unsigned concurrency = 2;
