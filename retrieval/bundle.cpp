@@ -75,44 +75,37 @@ class Walker {
         return;
       }
     }
-    if (fs::is_directory(real, error)) {
+    // For plain entries the type comes from readdir (d_type): no stat per file.
+    bool directory = real == entry.path() ? entry.is_directory(error) : fs::is_directory(real, error);
+    if (directory) {
       if (visited_.insert(real.string()).second) walk(real, relative);
       return;
     }
-    if (!name.ends_with(".md") || !fs::is_regular_file(real, error)) return;
-    add_file(relative, real);
+    if (!name.ends_with(".md")) return;
+    bool regular = real == entry.path() ? entry.is_regular_file(error) : fs::is_regular_file(real, error);
+    if (regular) add_file(relative, real);
   }
 
+  // In the repo profile index.md and log.md are ordinary pages: a documentation
+  // tree gives them no special meaning.
   void add_file(const std::string& relative, const fs::path& real) {
     std::string_view name = std::string_view(relative).substr(relative.rfind('/') + 1);
-    FileKind kind = name == "index.md" ? FileKind::index : name == "log.md" ? FileKind::log : FileKind::concept_file;
-    if (kind == FileKind::concept_file && !within_guardrails(relative, real)) return;
+    FileKind kind = FileKind::concept_file;
+    if (options_.profile == Profile::okf && name == "index.md") kind = FileKind::index;
+    if (options_.profile == Profile::okf && name == "log.md") kind = FileKind::log;
+    if (kind == FileKind::concept_file && !within_max_files(relative)) return;
     tasks_.push_back({relative, real, kind});
   }
 
-  bool within_guardrails(const std::string& relative, const fs::path& real) {
+  bool within_max_files(const std::string& relative) {
     if (stopped_) return false;
-    std::error_code error;
-    std::uintmax_t size = fs::file_size(real, error);
-    if (!error && size <= options_.max_file_bytes) total_bytes_ += size;
-    if (++files_ > options_.max_files) {
-      stop(relative, fmt::format("the bundle has more than {} markdown files (max_files); files from here "
-                                 "on were not loaded; raise --max-files or point at a smaller directory",
-                                 options_.max_files));
-      return false;
-    }
-    if (total_bytes_ > options_.max_total_bytes) {
-      stop(relative, fmt::format("the markdown files exceed {} bytes in total (max_total_bytes); files "
-                                 "from here on were not loaded; raise --max-total-bytes",
-                                 options_.max_total_bytes));
-      return false;
-    }
-    return true;
-  }
-
-  void stop(const std::string& relative, std::string message) {
+    if (++files_ <= options_.max_files) return true;
     stopped_ = true;
-    diagnostics_.push_back({Severity::error, relative, 0, std::move(message)});
+    diagnostics_.push_back({Severity::error, relative, 0,
+                            fmt::format("the bundle has more than {} markdown files (max_files); files from here "
+                                        "on were not loaded; raise --max-files or point at a smaller directory",
+                                        options_.max_files)});
+    return false;
   }
 
   fs::path root_;
@@ -121,7 +114,6 @@ class Walker {
   std::vector<FileTask> tasks_;
   std::set<std::string> visited_;
   std::size_t files_ = 0;
-  std::uintmax_t total_bytes_ = 0;
   bool stopped_ = false;
 };
 
@@ -236,7 +228,22 @@ Bundle Bundle::load(const fs::path& root, const LoadOptions& options) {
   std::vector<ParsedFile> files = parse_all(tasks, options);
   impl.directories.insert("");
   std::vector<detail::ParsedConcept> parsed;
+  bool over_budget = false;
+  std::size_t read_bytes = 0;
   for (ParsedFile& file : files) {
+    if (over_budget && file.kind == FileKind::concept_file) continue;
+    if (file.kind == FileKind::concept_file) read_bytes += file.parsed.item.bytes;
+    if (file.kind == FileKind::concept_file && read_bytes > options.max_total_bytes) {
+      // Checked in walk order after reading (sizes come from the read, saving a
+      // stat per file); the cut-off file and everything after it are dropped.
+      over_budget = true;
+      impl.load_diagnostics.push_back(
+          {Severity::error, file.path, 0,
+           fmt::format("the markdown files exceed {} bytes in total (max_total_bytes); files from here on were not "
+                       "loaded; raise --max-total-bytes",
+                       options.max_total_bytes)});
+      continue;
+    }
     for (Diagnostic& diagnostic : file.diagnostics) impl.load_diagnostics.push_back(std::move(diagnostic));
     if (!file.loaded) continue;
     add_ancestors(impl.directories, file.path);

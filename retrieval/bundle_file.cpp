@@ -200,7 +200,9 @@ void parse_index(std::string_view text, ParsedFile& file) {
 
 }  // namespace
 
-ParsedFile parse_file(const FileTask& task, const LoadOptions& options) {
+namespace {
+
+ParsedFile parse_checked(const FileTask& task, const LoadOptions& options) {
   ParsedFile file;
   file.kind = task.kind;
   file.path = task.path;
@@ -239,6 +241,21 @@ ParsedFile parse_file(const FileTask& task, const LoadOptions& options) {
     }
   }
   return file;
+}
+
+}  // namespace
+
+ParsedFile parse_file(const FileTask& task, const LoadOptions& options) {
+  try {
+    return parse_checked(task, options);
+  } catch (const std::exception& e) {  // last line of defence: loading never throws for content
+    ParsedFile file;
+    file.kind = task.kind;
+    file.path = task.path;
+    file.diagnostics.push_back(
+        {Severity::error, task.path, 0, fmt::format("cannot load the file: {}; the file was skipped", e.what())});
+    return file;
+  }
 }
 
 }  // namespace okfbench::retrieval::detail

@@ -76,6 +76,7 @@ class Reader {
       : yaml_line_(yaml_line), concept_(item), diagnostics_(diagnostics) {}
 
   int line_of(const YAML::Node& node) const {
+    if (!node) return yaml_line_;  // a missing key has no position
     int mark = node.Mark().line;
     return mark >= 0 ? yaml_line_ + mark : yaml_line_;
   }
@@ -105,10 +106,12 @@ class Reader {
     return value;
   }
 
-  std::optional<std::string> actor(const YAML::Node& node, std::string_view key) {
+  // `parent[field]` as an actor; warnings point at the entry when the key is missing.
+  std::optional<std::string> actor(const YAML::Node& parent, const char* field, std::string_view key) {
+    const YAML::Node node = parent[field];
     std::string value = text(node, key);
     if (value.empty()) {
-      warn(node, fmt::format("`{}` has no actor; add `by: human:<id>`, `by: process:<id>` or "
+      warn(node ? node : parent, fmt::format("`{}` has no actor; add `by: human:<id>`, `by: process:<id>` or "
                              "`by: <producer>/<version>`. The entry was ignored",
                              key));
       return std::nullopt;
@@ -171,7 +174,7 @@ void read_generated(Reader& reader, const YAML::Node& node, Concept& item) {
     return;
   }
   item.generated_at = reader.timestamp(node["at"], "generated.at");
-  if (auto by = reader.actor(node["by"], "generated.by")) {
+  if (auto by = reader.actor(node, "by", "generated.by")) {
     item.generated_by = *by;
     item.generated = classify_actor(*by) != ActorKind::human;
   }
@@ -183,7 +186,7 @@ void read_verification(Reader& reader, const YAML::Node& entry, Concept& item) {
                        "<timestamp> }`. The entry was ignored");
     return;
   }
-  std::optional<std::string> by = reader.actor(entry["by"], "verified.by");
+  std::optional<std::string> by = reader.actor(entry, "by", "verified.by");
   if (!by) return;
   item.verified.push_back({*by, reader.timestamp(entry["at"], "verified.at")});
 }
@@ -308,9 +311,10 @@ SplitDocument split_frontmatter(std::string_view text) {
   return split;
 }
 
-FrontmatterOutcome read_frontmatter(std::string_view yaml, int yaml_line, Profile profile,
-                                    Concept& item, std::vector<RawLink>& links,
-                                    std::vector<Diagnostic>& diagnostics) {
+namespace {
+
+FrontmatterOutcome read_fields(std::string_view yaml, int yaml_line, Profile profile, Concept& item,
+                               std::vector<RawLink>& links, std::vector<Diagnostic>& diagnostics) {
   Reader reader(yaml_line, item, diagnostics);
   Severity fatal = profile == Profile::okf ? Severity::error : Severity::warning;
   std::string_view consequence =
@@ -361,6 +365,20 @@ FrontmatterOutcome read_frontmatter(std::string_view yaml, int yaml_line, Profil
     if (!is_known(key)) item.extra[key] = YAML::Dump(entry.second);
   }
   return FrontmatterOutcome::loaded;
+}
+
+}  // namespace
+
+FrontmatterOutcome read_frontmatter(std::string_view yaml, int yaml_line, Profile profile, Concept& item,
+                                    std::vector<RawLink>& links, std::vector<Diagnostic>& diagnostics) {
+  try {
+    return read_fields(yaml, yaml_line, profile, item, links, diagnostics);
+  } catch (const YAML::Exception& e) {  // a shape the field readers did not expect: report, never crash
+    diagnostics.push_back({profile == Profile::okf ? Severity::error : Severity::warning, item.path,
+                           yaml_line + std::max(0, e.mark.line),
+                           fmt::format("cannot read the frontmatter: {}; check the YAML structure", e.msg)});
+    return FrontmatterOutcome::skip;
+  }
 }
 
 std::optional<std::int64_t> parse_timestamp(std::string_view text) {

@@ -1,0 +1,50 @@
+// Bundle::load throughput: the 7,425 tldr pages (repo profile) and the demo
+// bundle (okf profile). Reports concepts/s (items_per_second) and MB/s
+// (bytes_per_second). The whole load is timed: walk, read, parse, link resolution.
+//
+//   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DOKFBENCH_BUILD_BENCHMARKS=ON
+//   cmake --build build --target bench_bundle && build/tests/bench/bench_bundle
+#include <benchmark/benchmark.h>
+
+#include "retrieval/bundle.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace {
+using okfbench::retrieval::Bundle;
+using okfbench::retrieval::LoadOptions;
+using okfbench::retrieval::Profile;
+
+void load_and_count(benchmark::State& state, const std::filesystem::path& root, LoadOptions options) {
+  if (!std::filesystem::is_directory(root)) {
+    state.SkipWithError(("no data at " + root.string()).c_str());
+    return;
+  }
+  std::size_t concepts = 0;
+  std::size_t bytes = 0;
+  for (auto _ : state) {
+    Bundle bundle = Bundle::load(root, options);
+    concepts = bundle.concepts().size();
+    bytes = bundle.total_bytes();
+    benchmark::DoNotOptimize(bundle.link_count());
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * concepts));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes));
+  state.counters["concepts"] = static_cast<double>(concepts);
+}
+
+void BM_LoadTldrPages(benchmark::State& state) {
+  LoadOptions options;
+  options.profile = Profile::repo;
+  options.threads = static_cast<unsigned>(state.range(0));
+  load_and_count(state, okfbench::test::data_root() / "markdown/tldr-pages-en/pages", options);
+}
+BENCHMARK(BM_LoadTldrPages)->Arg(1)->Arg(2)->ArgName("threads")->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_LoadDemoBundle(benchmark::State& state) {
+  load_and_count(state, okfbench::test::source_dir() / "datasets/bundles/demo", LoadOptions{});
+}
+BENCHMARK(BM_LoadDemoBundle)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
