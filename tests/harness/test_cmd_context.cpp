@@ -1,0 +1,48 @@
+// End-to-end tests of `okfbench context`.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/test_support.hpp"
+
+namespace okfbench::test {
+namespace {
+
+std::string okfbench() { return okfbench_binary().string(); }
+
+TEST(CmdContext, PrintsPackAndFooter) {
+  if (!have_data()) GTEST_SKIP() << "no reference data";
+  const std::string bundle = (data_root() / "okf" / "acme_retail").string();
+  auto r = run_command(okfbench() + " context " + bundle + " 'gross margin definition' --budget 300 --hops 0");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("### ", 0), 0u) << r.out;
+  auto footer = r.out.rfind("\n---\ntokens: ");
+  ASSERT_NE(footer, std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" / 300 (o200k_base) | concepts: ", footer), std::string::npos) << r.out.substr(footer);
+
+  auto json = run_command(okfbench() + " context " + bundle + " 'gross margin definition' --budget 300 --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  auto pack = nlohmann::json::parse(json.out);
+  EXPECT_LE(pack["tokens"].get<int>(), 300);
+  EXPECT_EQ(pack["strategy"], "grafito");
+  EXPECT_FALSE(pack["concepts"].empty());
+
+  auto weaver = run_command(okfbench() + " context " + bundle + " 'gross margin' --strategy weaver --json");
+  ASSERT_EQ(weaver.exit_code, 0) << weaver.err;
+  EXPECT_EQ(nlohmann::json::parse(weaver.out)["strategy"], "weaver");
+
+  auto none = run_command(okfbench() + " context " + bundle + " 'qqqq zzzz'");
+  EXPECT_EQ(none.exit_code, 0);
+  EXPECT_EQ(none.out, "---\ntokens: 0 / 2000 (o200k_base) | concepts: 0 (0 seed, 0 via) | truncated: no\n");
+}
+
+TEST(CmdContext, BadArgumentsExitWithCodes) {
+  EXPECT_EQ(run_command(okfbench() + " context /nonexistent/bundle q").exit_code, 1);
+  auto dir = fresh_dir("cmd-context");
+  EXPECT_EQ(run_command(okfbench() + " context " + dir.string() + " q --budget 0").exit_code, 2);
+  EXPECT_EQ(run_command(okfbench() + " context " + dir.string() + " q --strategy other").exit_code, 2);
+  EXPECT_EQ(run_command(okfbench() + " context " + dir.string() + " q --encoding nope").exit_code, 2);
+}
+
+}  // namespace
+}  // namespace okfbench::test
