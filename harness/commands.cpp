@@ -17,6 +17,7 @@ void add_trec_eval_command(CLI::App& app, Action& action);
 
 void add_report_command(CLI::App& app, Action& action);
 void add_compare_command(CLI::App& app, Action& action);
+void add_tune_command(CLI::App& app, Action& action);
 void add_bundle_commands(CLI::App& app, Action& action);  // validate, browse, open, neighbors, history
 void add_agent_command(CLI::App& app, Action& action);
 void add_mock_server_command(CLI::App& app, Action& action);
@@ -32,6 +33,7 @@ void add_all_commands(CLI::App& app, Action& action) {
   add_trec_eval_command(app, action);
   add_report_command(app, action);
   add_compare_command(app, action);
+  add_tune_command(app, action);
   add_bundle_commands(app, action);
   add_agent_command(app, action);
   add_mock_server_command(app, action);

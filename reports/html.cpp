@@ -42,22 +42,50 @@ std::string json_script_safe(std::string text) {
 
 std::string row_name(const SummaryRow& row) { return row.bundle + ": " + row.label; }
 
-json facet_header() { return {{"labelLimit", 0}, {"labelAngle", 0}, {"labelAlign", "left"}, {"labelAnchor", "start"}}; }
+// Facet titles are configuration labels, which can be long: wrap them at the
+// spaces between settings rather than cut them.
+json facet_header() {
+  return {{"labelLimit", 0}, {"labelAngle", 0}, {"labelAlign", "left"}, {"labelAnchor", "start"}, {"labelFontSize", 10},
+          {"labelExpr", "split(datum.label, ' | ')"}};
+}
+
+// Breaks a label into lines of about `width` characters at spaces, joined by
+// " | " (split back into lines by facet_header's labelExpr).
+std::string wrapped(const std::string& label, std::size_t width) {
+  std::string out;
+  std::size_t line = 0;
+  std::size_t start = 0;
+  while (start < label.size()) {
+    auto space = label.find(' ', start);
+    std::string word = label.substr(start, space == std::string::npos ? std::string::npos : space - start);
+    if (line > 0 && line + 1 + word.size() > width) {
+      out += " | ";
+      line = 0;
+    } else if (line > 0) {
+      out += ' ';
+      ++line;
+    }
+    out += word;
+    line += word.size();
+    start = space == std::string::npos ? label.size() : space + 1;
+  }
+  return out;
+}
 
 json turns_chart(const Summary& s) {
   json values = json::array();
   for (const auto& row : s.rows) {
     if (row.config.kind != PathKind::agent) continue;
     for (const auto& t : row.per_turn) {
-      values.push_back({{"config", row_name(row)}, {"turn", t.turn}, {"part", "cached"}, {"tokens", t.cached_tokens}, {"order", 0}});
-      values.push_back({{"config", row_name(row)}, {"turn", t.turn}, {"part", "re-sent"}, {"tokens", t.resent_uncached_tokens}, {"order", 1}});
-      values.push_back({{"config", row_name(row)}, {"turn", t.turn}, {"part", "new"}, {"tokens", t.new_tokens}, {"order", 2}});
+      values.push_back({{"config", wrapped(row_name(row), 60)}, {"turn", t.turn}, {"part", "cached"}, {"tokens", t.cached_tokens}, {"order", 0}});
+      values.push_back({{"config", wrapped(row_name(row), 60)}, {"turn", t.turn}, {"part", "re-sent"}, {"tokens", t.resent_uncached_tokens}, {"order", 1}});
+      values.push_back({{"config", wrapped(row_name(row), 60)}, {"turn", t.turn}, {"part", "new"}, {"tokens", t.new_tokens}, {"order", 2}});
     }
   }
   if (values.empty()) return nullptr;
   json parts = {"cached", "re-sent", "new"};
-  json spec = {{"width", 520},
-               {"height", 160},
+  json spec = {{"width", 380},
+               {"height", 150},
                {"mark", "bar"},
                {"encoding",
                 {{"x", {{"field", "turn"}, {"type", "ordinal"}, {"title", "turn"}}},
@@ -67,7 +95,7 @@ json turns_chart(const Summary& s) {
                  {"tooltip", json::array({{{"field", "turn"}}, {{"field", "part"}}, {{"field", "tokens"}, {"format", ",.0f"}}})}}}};
   return {{"data", {{"values", values}}},
           {"facet", {{"field", "config"}, {"type", "nominal"}, {"title", nullptr}, {"header", facet_header()}}},
-          {"columns", 1},
+          {"columns", 2},
           {"spec", spec}};
 }
 

@@ -271,6 +271,18 @@ Summary summarize(const std::vector<TrialRecord>& records, const PricingTable& p
   return summary;
 }
 
+std::optional<double> row_metric(const SummaryRow& row, std::string_view metric) {
+  const std::pair<std::string_view, const MeanValue*> fields[] = {
+      {"input_tokens", &row.input_tokens}, {"model_calls", &row.model_calls}, {"resent_tokens", &row.resent_tokens},
+      {"cached_tokens", &row.cached_tokens}, {"output_tokens", &row.output_tokens}, {"tool_calls", &row.tool_calls},
+      {"tool_bytes", &row.tool_bytes}, {"evidence_recall", &row.evidence_recall}, {"cost", &row.cost}};
+  for (const auto& [name, value] : fields) {
+    if (name == metric) return value->mean;
+  }
+  auto it = row.measures.find(std::string(metric));
+  return it == row.measures.end() ? std::nullopt : it->second.mean;
+}
+
 std::string headline_markdown(const Summary& summary) {
   std::string out =
       "| bundle | concepts | path | trials | input tokens | model calls | resent | cached | tool bytes | "

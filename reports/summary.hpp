@@ -100,6 +100,10 @@ struct Summary {
 
 Summary summarize(const std::vector<TrialRecord>& records, const PricingTable& pricing);
 
+// A row's mean of a built-in metric or stored measure by name; nullopt when
+// unknown or when the row has no such metric.
+std::optional<double> row_metric(const SummaryRow& row, std::string_view metric);
+
 // The headline table as GitHub Markdown (columns: bundle, concepts, path,
 // input tokens, model calls, resent, cached, tool bytes, evidence recall,
 // cost, x one-shot), followed by the pricing note when there is one.

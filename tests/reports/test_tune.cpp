@@ -1,0 +1,69 @@
+#include "reports/tune.hpp"
+
+#include <gtest/gtest.h>
+
+#include "retrieval/error.hpp"
+#include "tests/reports/fixtures.hpp"
+
+namespace okfbench::reports {
+namespace {
+
+// Three context budgets on one bundle: recall rises with budget, and so does cost.
+std::vector<TrialRecord> budget_sweep() {
+  std::vector<TrialRecord> records;
+  const std::pair<std::int64_t, double> budgets[] = {{500, 0.5}, {1000, 0.9}, {2000, 1.0}};
+  for (auto [budget, recall] : budgets) {
+    for (const char* q : {"q1", "q2"}) {
+      TrialRecord r = fixtures::context_trial(q, budget, recall, recall);
+      r.config.budget_tokens = budget;
+      records.push_back(r);
+    }
+  }
+  records.push_back(fixtures::agent_trial("q1", true, 1.0));  // recall 1.0, but the dearest
+  return records;
+}
+
+TEST(Tune, ParsesTargets) {
+  TuneTarget a = parse_tune_target("evidence_recall>=0.9");
+  EXPECT_EQ(a.metric, "evidence_recall");
+  EXPECT_EQ(a.comparator, Comparator::at_least);
+  EXPECT_DOUBLE_EQ(a.value, 0.9);
+  EXPECT_EQ(parse_tune_target("input_tokens<=5000").comparator, Comparator::at_most);
+  EXPECT_THROW(parse_tune_target("evidence_recall>0.9"), UsageError);
+  EXPECT_THROW(parse_tune_target(">=0.9"), UsageError);
+  EXPECT_THROW(parse_tune_target("evidence_recall>=high"), UsageError);
+}
+
+TEST(Tune, CheapestMeetingTargetAndFront) {
+  Summary s = summarize(budget_sweep(), fixtures::pricing());
+  TuneResult r = tune(s, parse_tune_target("evidence_recall>=0.9"), "input_tokens");
+  ASSERT_EQ(r.groups.size(), 1u);
+  const auto& g = r.groups[0];
+  ASSERT_EQ(g.candidates.size(), 4u);
+  EXPECT_EQ(*g.candidates[0].row->config.budget_tokens, 500);
+  EXPECT_FALSE(g.candidates[0].meets);
+  ASSERT_TRUE(g.cheapest.has_value());
+  EXPECT_EQ(*g.candidates[*g.cheapest].row->config.budget_tokens, 1000);
+  // 500, 1000 and 2000 each buy more recall; the agent costs more for the same recall as 2000.
+  EXPECT_TRUE(g.candidates[0].on_front);
+  EXPECT_TRUE(g.candidates[1].on_front);
+  EXPECT_TRUE(g.candidates[2].on_front);
+  EXPECT_EQ(g.candidates[3].row->config.kind, PathKind::agent);
+  EXPECT_FALSE(g.candidates[3].on_front);
+  ASSERT_EQ(r.overall.size(), 3u);
+  EXPECT_EQ(r.overall[0].label, g.candidates[1].row->label);
+  fixtures::expect_golden("tune.md", tune_markdown(r));
+}
+
+TEST(Tune, UnreachableTargetAndBadMetrics) {
+  Summary s = summarize(budget_sweep(), fixtures::pricing());
+  TuneResult r = tune(s, parse_tune_target("evidence_recall>=1.5"), "cost");
+  EXPECT_TRUE(r.overall.empty());
+  EXPECT_FALSE(r.groups[0].cheapest.has_value());
+  EXPECT_NE(tune_markdown(r).find("No configuration meets"), std::string::npos);
+  EXPECT_THROW(tune(s, parse_tune_target("evidence_recall>=0.5"), "evidence_recall"), UsageError);
+  EXPECT_THROW(tune(s, parse_tune_target("nothing>=0.5"), "cost"), UsageError);
+}
+
+}  // namespace
+}  // namespace okfbench::reports
