@@ -272,6 +272,19 @@ const std::vector<std::string_view>& known_keys() {
   return keys;
 }
 
+// YAML aliases can make a small file describe an exponentially large tree
+// ("billion laughs"); count nodes with a budget before dumping a value.
+bool within_node_budget(const YAML::Node& node, int& budget) {
+  if (--budget < 0) return false;
+  if (node.IsMap())
+    for (const auto& entry : node)
+      if (!within_node_budget(entry.first, budget) || !within_node_budget(entry.second, budget)) return false;
+  if (node.IsSequence())
+    for (const YAML::Node& child : node)
+      if (!within_node_budget(child, budget)) return false;
+  return true;
+}
+
 bool is_known(std::string_view key) {
   for (std::string_view known : known_keys())
     if (key == known) return true;
@@ -360,9 +373,22 @@ FrontmatterOutcome read_fields(std::string_view yaml, int yaml_line, Profile pro
     reader.timestamp(window["to"], "usage_window.to");
   }
   read_links(reader, root["links"], links);
+  constexpr int max_extra_nodes = 10'000;
   for (const auto& entry : root) {
-    std::string key = entry.first.IsScalar() ? entry.first.Scalar() : YAML::Dump(entry.first);
-    if (!is_known(key)) item.extra[key] = YAML::Dump(entry.second);
+    if (!entry.first.IsScalar()) {
+      reader.warn(entry.first, "a frontmatter key is not a plain string; it was ignored");
+      continue;
+    }
+    const std::string& key = entry.first.Scalar();
+    if (is_known(key)) continue;
+    int budget = max_extra_nodes;
+    if (within_node_budget(entry.second, budget)) {
+      item.extra[key] = YAML::Dump(entry.second);
+    } else {
+      reader.warn(entry.second, fmt::format("`{}` expands to more than {} YAML nodes (aliases?); it was not "
+                                            "kept",
+                                            key, max_extra_nodes));
+    }
   }
   return FrontmatterOutcome::loaded;
 }

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -105,6 +107,28 @@ TEST(BundleMalformed, RepoProfileKeepsWhatOkfSkips) {
       EXPECT_EQ(diagnostic.severity, Severity::warning) << diagnostic.path;
     }
   }
+}
+
+TEST(BundleMalformed, OddYamlShapesNeverThrow) {
+  std::vector<std::string> shapes = {
+      "tags: {a: b}", "tags: [[1], {x: y}]", "sources: [[1]]", "sources: {a: b}", "sources: [{id: x}]",
+      "generated: [1]", "generated: {at: 5}", "verified: human:x", "verified: [[human:x]]", "verified: [{by: [1]}]",
+      "title: {a: 1}", "description: [a]", "status: [draft]", "status: archived", "stale_after: [2026-01-01]",
+      "links: {a: b}", "links: [{rel: x}]", "links: [[x]]", "? [a, b]\n: c", "usage_window: {from: soon}",
+      "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+      "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+      "e: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]"};
+  fs::path root = okfbench::test::fresh_dir("shapes");
+  for (std::size_t i = 0; i < shapes.size(); ++i)
+    okfbench::test::write_file(root / fmt::format("s{}.md", 100 + i), fmt::format("---\ntype: X\n{}\n---\nBody\n", shapes[i]));
+  Bundle bundle = Bundle::load(root);
+  EXPECT_EQ(bundle.concepts().size(), shapes.size());
+  EXPECT_GE(bundle.diagnostics().size(), 18u);
+  for (const Diagnostic& d : bundle.diagnostics()) EXPECT_EQ(d.severity, Severity::warning) << d.path << d.message;
+  const Concept* bomb = bundle.find("s120");
+  ASSERT_NE(bomb, nullptr);
+  EXPECT_EQ(bomb->extra.count("e"), 0u);  // 100,000 nodes once expanded: not dumped
+  EXPECT_EQ(bomb->extra.count("c"), 1u);
 }
 
 }  // namespace
