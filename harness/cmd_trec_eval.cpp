@@ -39,6 +39,7 @@ int list_measures() {
 int run_trec_eval(const TrecEvalArgs& args) {
   if (args.list) return list_measures();
   if (args.qrels.empty() || args.run.empty()) throw UsageError("trec-eval needs QRELS and RUN files");
+  reports::parse_measures(args.measures);  // a wrong -m is a usage error before any file is read
   const reports::Qrels qrels = reports::read_qrels(args.qrels);
   const reports::Run run = reports::read_run(args.run);
   reports::EvalOptions options;

@@ -95,6 +95,43 @@ TEST(MeasuresGolden, SparseWithoutCompleteAveragesOnlyRetrievedQueries) {
   EXPECT_DOUBLE_EQ(*complete.mean("map"), sum / static_cast<double>(qrels.queries.size()));
 }
 
+// ---- the okfbench trec-eval command ----
+
+std::string trec_eval_command(const std::string& args) {
+  return test::okfbench_binary().string() + " trec-eval " + args;
+}
+
+TEST(TrecEvalCommand, OutputIsByteIdenticalToTrecEval) {
+  if (!test::have_data()) GTEST_SKIP() << "no reference data";
+  const std::string dir = trec_dir().string();
+  const auto result =
+      test::run_command(trec_eval_command("-q -c -m all_trec " + dir + "/cran.qrels " + dir + "/run.sparse"));
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(result.out == test::read_file(trec_dir() / "run.sparse.all_trec.c.out"));
+  const auto plain = test::run_command(trec_eval_command("-m all_trec " + dir + "/cran.qrels " + dir + "/run.ties"));
+  std::string golden_all;
+  for (const std::string& line : lines_of(test::read_file(trec_dir() / "run.ties.all_trec.out"))) {
+    if (line.find("\tall\t") != std::string::npos) golden_all += line + "\n";
+  }
+  EXPECT_EQ(plain.out, golden_all);
+}
+
+TEST(TrecEvalCommand, ErrorsExitWithCodes) {
+  if (!test::have_data()) GTEST_SKIP() << "no reference data";
+  const std::string qrels = (trec_dir() / "cran.qrels").string();
+  const auto missing = test::run_command(trec_eval_command(qrels + " /nonexistent.run"));
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("/nonexistent.run"), std::string::npos);
+  const fs::path bad = test::fresh_dir("trec-eval-cmd") / "bad.run";
+  test::write_file(bad, "1 Q0 184 1 2.0 t\n1 Q0 29 2 high t\n");
+  const auto malformed = test::run_command(trec_eval_command(qrels + " " + bad.string()));
+  EXPECT_EQ(malformed.exit_code, 1);
+  EXPECT_NE(malformed.err.find("bad.run:2: field 5 (score) 'high'"), std::string::npos) << malformed.err;
+  const auto unknown = test::run_command(trec_eval_command("-m nope " + qrels + " " + bad.string()));
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("unknown measure 'nope'"), std::string::npos);
+}
+
 // ---- hand-computed rankings ----
 
 // One query, judgments: a=3, b=1, c=0 (judged non-relevant), d=2, e=-1 (unjudged).
