@@ -24,7 +24,12 @@ cmark_parser* thread_parser() {
   return parser.get();
 }
 
-void append_plain_text(cmark_node* node, std::string& out) {
+// Deeply nested input ("> > > ..." thousands of times) must not exhaust the
+// stack; text below this depth is left out of titles and snippets.
+constexpr int max_text_depth = 64;
+
+void append_plain_text(cmark_node* node, std::string& out, int depth = 0) {
+  if (depth > max_text_depth) return;
   switch (cmark_node_get_type(node)) {
     case CMARK_NODE_TEXT:
     case CMARK_NODE_CODE:
@@ -44,7 +49,7 @@ void append_plain_text(cmark_node* node, std::string& out) {
     bool block = child != cmark_node_first_child(node) &&
                  (cmark_node_get_type(child) & CMARK_NODE_TYPE_MASK) == CMARK_NODE_TYPE_BLOCK;
     if (block) out.push_back(' ');
-    append_plain_text(child, out);
+    append_plain_text(child, out, depth + 1);
   }
 }
 

@@ -109,6 +109,19 @@ TEST(BundleMalformed, RepoProfileKeepsWhatOkfSkips) {
   }
 }
 
+TEST(BundleMalformed, DeepNestingNeitherCrashesNorHangs) {
+  fs::path root = okfbench::test::fresh_dir("deep");
+  std::string quotes;
+  for (int i = 0; i < 20000; ++i) quotes += "> ";
+  std::string brackets(20000, '[');
+  okfbench::test::write_file(root / "quotes.md", "---\ntype: X\n---\n" + quotes + "[deep](a.md)\n");
+  okfbench::test::write_file(root / "brackets.md", "---\ntype: X\n---\n" + brackets + "\n");
+  okfbench::test::write_file(root / "yaml.md", "---\ntype: X\nx: " + brackets + "\n---\n");
+  Bundle bundle = Bundle::load(root, {.profile = Profile::repo});
+  EXPECT_EQ(bundle.concepts().size(), 3u);
+  EXPECT_NE(bundle.find("quotes"), nullptr);
+}
+
 TEST(BundleMalformed, OddYamlShapesNeverThrow) {
   std::vector<std::string> shapes = {
       "tags: {a: b}", "tags: [[1], {x: y}]", "sources: [[1]]", "sources: {a: b}", "sources: [{id: x}]",
