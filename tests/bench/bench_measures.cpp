@@ -34,7 +34,7 @@ void BM_EvaluateAllTrecCranfield(benchmark::State& state) {
 }
 BENCHMARK(BM_EvaluateAllTrecCranfield)->Unit(benchmark::kMillisecond);
 
-// 300 queries, each with 5 judged documents and 1,000 retrieved, seeded.
+// 300 queries, each with 5 relevant documents (grades 1-2) and 1,000 retrieved, seeded.
 std::pair<Qrels, Run> synthetic(std::uint64_t seed) {
   std::mt19937_64 gen(seed);
   Qrels qrels;
@@ -42,7 +42,10 @@ std::pair<Qrels, Run> synthetic(std::uint64_t seed) {
   run.tag = "synthetic";
   for (int q = 0; q < 300; ++q) {
     const std::string qid = std::to_string(q);
-    for (int j = 0; j < 5; ++j) qrels.add(qid, "doc" + std::to_string(gen() % 5000), static_cast<int>(gen() % 3));
+    for (int j = 0; j < 5; ++j) {  // distinct ids: j picks a block of 200 ids, every other one
+      const auto doc = q * 1000 + j * 200 + static_cast<int>(gen() % 100) * 2;
+      qrels.add(qid, "doc" + std::to_string(doc), 1 + static_cast<int>(gen() % 2));
+    }
     for (int d = 0; d < 1000; ++d) run.add(qid, "doc" + std::to_string(q * 1000 + d), 1000.0 - d);
   }
   return {qrels, run};
