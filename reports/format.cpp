@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace okfbench::reports {
@@ -29,8 +30,15 @@ std::string format_count(double value) {
 std::string format_decimal(double value, int places) { return fmt::format("{:.{}f}", value, places); }
 
 std::string format_dollars(double value) {
-  if (std::fabs(value) >= 1.0) return fmt::format("${:.2f}", value);
-  return fmt::format("${:.4g}", value);
+  double magnitude = std::fabs(value);
+  if (magnitude >= 1.0) return fmt::format("${:.2f}", value);
+  if (magnitude == 0.0) return "$0";
+  // Four significant digits in fixed notation (never "3.28e-05"), trailing zeros dropped.
+  int places = std::min(12, 3 - static_cast<int>(std::floor(std::log10(magnitude))));
+  std::string text = fmt::format("{:.{}f}", value, places);
+  while (text.back() == '0') text.pop_back();
+  if (text.back() == '.') text.pop_back();
+  return "$" + text;
 }
 
 std::string format_share(std::optional<double> share) {

@@ -12,7 +12,7 @@ namespace okfbench::reports {
 
 std::string format_count(double value);                     // 12345.6 -> "12,346"
 std::string format_decimal(double value, int places);       // fixed places
-std::string format_dollars(double value);                   // "$0.0123" (4 significant digits below $1)
+std::string format_dollars(double value);                   // "$12.35"; below $1 four significant digits, "$0.0000328"
 std::string format_share(std::optional<double> share);      // 0.614 -> "61.4%"
 std::string format_ratio(std::optional<double> ratio);      // 3.73 -> "3.7x"
 std::string format_mean_count(const MeanValue& v);

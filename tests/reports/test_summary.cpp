@@ -82,6 +82,9 @@ TEST(Summary, CostUsesAliasAndSaysSo) {
   EXPECT_EQ(s.priced_as_note, "sim priced as m");
   EXPECT_EQ(format_dollars(0.005), "$0.005");
   EXPECT_EQ(format_dollars(12.345), "$12.35");
+  EXPECT_EQ(format_dollars(0.0000328), "$0.0000328");
+  EXPECT_EQ(format_dollars(0.015602), "$0.0156");
+  EXPECT_EQ(format_dollars(0), "$0");
 }
 
 TEST(Summary, HeadlineTableIsGolden) {
