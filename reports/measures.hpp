@@ -71,7 +71,7 @@ enum class ParamStyle {
   none,     // no parameters: one value named after the measure
   cutoffs,  // integers, one value each: "P_10"
   levels,   // reals, one value each: "iprec_at_recall_0.10" (trec_eval "%3.2f")
-  settings, // reals that tune the one value, which keeps the measure's name
+  settings, // reals that tune the one value: named "set_F" by default, "set_F_0.5" when given
 };
 
 // How per-query values become the `all` value, and how both print.
@@ -104,8 +104,10 @@ const Measure* find_measure(std::string_view name);
 
 // A measure with its parameters, as requested: "map", "P.5,10", "ndcg_cut.10",
 // or a nickname ("all_trec", "official", "set"), which trec_eval expands to
-// its list; nickname members not implemented here are left out. Throws
-// UsageError for an unknown name or malformed parameters.
+// its list. Values come out in trec_eval's measure order, whatever the
+// request order. Repeated requests of one measure merge their cutoffs
+// ("P.5" + "P.10" gives P_5 and P_10; trec_eval would keep only the first).
+// Throws UsageError for an unknown name or malformed parameters.
 struct MeasureRequest {
   const Measure* measure = nullptr;
   std::vector<double> params;  // empty for ParamStyle::none
@@ -130,7 +132,8 @@ struct Evaluation {
   std::vector<QueryScores> queries;  // evaluated queries by qid (byte order)
   std::vector<Score> all;            // the `all` lines, measure order
 
-  // The `all` value of a score ("ndcg_cut_10"); nullopt when not evaluated.
+  // The `all` value of a score ("ndcg_cut_10"; a sum for counts such as
+  // num_rel_ret); nullopt when not evaluated.
   std::optional<double> mean(std::string_view score_name) const;
   // One query's value; nullopt when that query or score was not evaluated.
   std::optional<double> value(std::string_view qid, std::string_view score_name) const;
