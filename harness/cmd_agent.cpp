@@ -27,6 +27,7 @@ struct AgentArgs {
   int max_turns = 12;
   std::string cache_model = "none";
   std::string base_url;
+  std::string api_key;
   std::size_t max_body_chars = 8000;
   std::uint64_t seed = 0;
   std::string record;
@@ -47,17 +48,22 @@ std::vector<std::string> split_list(const std::string& text) {
   return out;
 }
 
-// `{"query": "slow query"}` as the seed prints it; long string values are cut.
+// `{"query": "slow query"}` as the seed prints it. Long values are cut, and a
+// long call keeps only the field that names what it acts on, then "...".
 std::string show_arguments(const std::string& arguments) {
   json args = json::parse(arguments, nullptr, false);
   if (!args.is_object()) return arguments.substr(0, 80);
-  std::string spaced;
-  for (auto it = args.begin(); it != args.end(); ++it) {
-    std::string value = it.value().dump();
-    if (value.size() > 60) value = value.substr(0, 56) + "...\"";
-    spaced += fmt::format("{}{}: {}", spaced.empty() ? "" : ", ", json(it.key()).dump(), value);
-  }
-  return "{" + spaced + "}";
+  auto field = [](const std::string& key, const json& value) {
+    std::string text = value.dump();
+    if (text.size() > 60) text = text.substr(0, 56) + "...\"";
+    return json(key).dump() + ": " + text;
+  };
+  std::string all;
+  for (auto it = args.begin(); it != args.end(); ++it) all += (all.empty() ? "" : ", ") + field(it.key(), it.value());
+  if (all.size() <= 110) return "{" + all + "}";
+  for (const char* key : {"concept_id", "path", "query", "layer"})
+    if (args.contains(key)) return "{" + field(key, args[key]) + ", ...}";
+  return "{" + all.substr(0, 100) + "...}";
 }
 
 std::string listing(const json& items, const char* id_key, std::size_t show) {
@@ -115,6 +121,7 @@ int run_agent_command(const AgentArgs& a) {
   model_options.sim.seed = a.seed;
   model_options.counter = counter.get();
   model_options.endpoint.base_url = a.base_url;
+  model_options.endpoint.api_key = a.api_key;
   model_options.record = a.record;
   model_options.cache_db = a.cache_db;
   std::unique_ptr<agents::ChatModel> model = agents::make_model(a.model, model_options);
@@ -180,6 +187,9 @@ void add_agent_command(CLI::App& app, Action& action) {
                   "Prompt cache the sim simulates (none, openai, anthropic); anthropic also sends cache breakpoints")
       ->capture_default_str();
   cmd->add_option("--base-url", args->base_url, "Provider base URL (else OPENAI_BASE_URL / ANTHROPIC_BASE_URL)");
+  cmd->add_option("--api-key", args->api_key,
+                  "Provider API key (else OPENAI_API_KEY / ANTHROPIC_API_KEY; the environment keeps it out of `ps`). "
+                  "Never written to any file");
   cmd->add_option("--max-body-chars", args->max_body_chars, "Body budget of open/read_concept")->capture_default_str();
   cmd->add_option("--seed", args->seed, "Sim variation seed (0 = none)")->capture_default_str();
   cmd->add_option("--record", args->record, "Append each new exchange to this cassette (JSONL, keys redacted)");
