@@ -185,6 +185,12 @@ Comparison compare_runs(const std::vector<TrialRecord>& base, const std::vector<
     for (const auto& t : options.thresholds) out.checks.push_back(check(t, key, &config));
     out.configs.push_back(std::move(config));
   }
+  if (out.configs.empty()) {
+    // A gate that compared nothing must not pass quietly.
+    throw InputError(fmt::format("the runs share no configuration (bundle / question set / label): base has {}, "
+                                 "candidate has {}; compare runs of the same spec",
+                                 base_index.size(), cand_index.size()));
+  }
   return out;
 }
 

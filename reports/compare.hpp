@@ -86,7 +86,8 @@ struct Comparison {
   bool any_crossed() const;
 };
 
-// Throws UsageError when a threshold names a metric neither run has.
+// Throws UsageError when a threshold names a metric neither run has, and
+// InputError when the runs share no configuration (nothing was compared).
 Comparison compare_runs(const std::vector<TrialRecord>& base, const std::vector<TrialRecord>& candidate,
                         const PricingTable& pricing, const CompareOptions& options);
 

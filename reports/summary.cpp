@@ -297,6 +297,7 @@ std::string headline_markdown(const Summary& summary) {
                        format_mean_count(row.tool_bytes), format_mean_decimal(row.evidence_recall, 3),
                        format_mean_dollars(row.cost), format_ratio(row.one_shot_ratio));
   }
+  if (summary.rows.empty()) out += "\nNo trials were stored in this run.\n";
   int cache_unknown = 0;
   for (const auto& row : summary.rows) cache_unknown += row.cost_cache_unknown_turns;
   if (!summary.priced_as_note.empty()) out += "\nCost: " + summary.priced_as_note + ".\n";

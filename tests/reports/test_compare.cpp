@@ -99,6 +99,15 @@ TEST(Compare, MissingConfigurationCrossesAndUnknownMetricIsUsageError) {
   EXPECT_THROW(compare_runs(fixtures::small_run(), candidate, fixtures::pricing(), o), UsageError);
 }
 
+TEST(Compare, RunsWithNothingInCommonAreAnError) {
+  CompareOptions o;
+  o.thresholds = {parse_threshold("cost=1%")};
+  EXPECT_THROW(compare_runs({}, fixtures::small_run(), fixtures::pricing(), o), InputError);
+  auto other = fixtures::small_run();
+  for (auto& r : other) r.bundle = "elsewhere";
+  EXPECT_THROW(compare_runs(fixtures::small_run(), other, fixtures::pricing(), o), InputError);
+}
+
 TEST(Compare, OutputIsGolden) {
   Comparison c = compare_runs(fixtures::small_run(), candidate_run(), fixtures::pricing(), gate());
   fixtures::expect_golden("compare.md", compare_markdown(c));

@@ -92,6 +92,12 @@ TEST(Summary, HeadlineTableIsGolden) {
   fixtures::expect_golden("summary_headline.md", headline_markdown(s));
 }
 
+TEST(Summary, EmptyRunSaysSo) {
+  Summary s = summarize({}, fixtures::pricing());
+  EXPECT_TRUE(s.rows.empty());
+  EXPECT_NE(headline_markdown(s).find("No trials were stored in this run."), std::string::npos);
+}
+
 TEST(Format, NumbersReadWell) {
   EXPECT_EQ(format_count(0), "0");
   EXPECT_EQ(format_count(999.6), "1,000");
