@@ -3,6 +3,8 @@
 #include <atomic>
 #include <cctype>
 #include <deque>
+#include <fcntl.h>
+#include <unistd.h>
 #include <thread>
 #include <unordered_map>
 
@@ -28,10 +30,31 @@ bool is_within(const fs::path& path, const fs::path& root) {
 
 // Collects the markdown files of a bundle in sorted order. Hidden entries are
 // skipped; symlinks are followed only when they stay inside the root.
+// Directory descriptors the walk opened, so files are opened with openat() and
+// the kernel does not resolve the full path again for every file.
+class DirectoryHandles {
+ public:
+  DirectoryHandles() = default;
+  DirectoryHandles(const DirectoryHandles&) = delete;
+  DirectoryHandles& operator=(const DirectoryHandles&) = delete;
+  ~DirectoryHandles() {
+    for (int fd : fds_) ::close(fd);
+  }
+  int open(const fs::path& directory) {
+    int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) fds_.push_back(fd);
+    return fd;
+  }
+
+ private:
+  std::vector<int> fds_;
+};
+
 class Walker {
  public:
-  Walker(const fs::path& root, const LoadOptions& options, std::vector<Diagnostic>& diagnostics)
-      : root_(fs::canonical(root)), options_(options), diagnostics_(diagnostics) {}
+  Walker(const fs::path& root, const LoadOptions& options, DirectoryHandles& handles,
+         std::vector<Diagnostic>& diagnostics)
+      : root_(fs::canonical(root)), options_(options), handles_(handles), diagnostics_(diagnostics) {}
 
   std::vector<FileTask> run() {
     visited_.insert(root_.string());
@@ -42,26 +65,26 @@ class Walker {
  private:
   void walk(const fs::path& directory, const std::string& relative) {
     std::error_code error;
-    std::vector<fs::directory_entry> entries;
+    std::vector<std::pair<std::string, fs::directory_entry>> entries;
     for (fs::directory_iterator it(directory, error), end; !error && it != end; it.increment(error))
-      entries.push_back(*it);
+      entries.emplace_back(it->path().filename().string(), *it);
     if (error) {
       diagnostics_.push_back({Severity::error, relative, 0,
                               fmt::format("cannot list the directory: {}; check its permissions", error.message())});
       return;
     }
-    std::sort(entries.begin(), entries.end(),
-              [](const auto& a, const auto& b) { return a.path().filename() < b.path().filename(); });
-    for (const fs::directory_entry& entry : entries) visit(entry, relative);
+    std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    int directory_fd = handles_.open(directory);
+    for (const auto& [name, entry] : entries) visit(name, entry, relative, directory_fd);
   }
 
-  void visit(const fs::directory_entry& entry, const std::string& parent) {
-    std::string name = entry.path().filename().string();
+  void visit(const std::string& name, const fs::directory_entry& entry, const std::string& parent, int directory_fd) {
     if (name.starts_with(".")) return;
     std::string relative = parent.empty() ? name : parent + "/" + name;
     std::error_code error;
-    fs::path real = entry.path();
-    if (entry.is_symlink(error)) {
+    bool linked = entry.is_symlink(error);
+    fs::path real;
+    if (linked) {
       real = fs::canonical(entry.path(), error);
       if (error) {
         if (name.ends_with(".md"))
@@ -76,25 +99,29 @@ class Walker {
       }
     }
     // For plain entries the type comes from readdir (d_type): no stat per file.
-    bool directory = real == entry.path() ? entry.is_directory(error) : fs::is_directory(real, error);
+    bool directory = linked ? fs::is_directory(real, error) : entry.is_directory(error);
     if (directory) {
-      if (visited_.insert(real.string()).second) walk(real, relative);
+      fs::path target = linked ? real : entry.path();
+      if (visited_.insert(target.string()).second) walk(target, relative);
       return;
     }
     if (!name.ends_with(".md")) return;
-    bool regular = real == entry.path() ? entry.is_regular_file(error) : fs::is_regular_file(real, error);
-    if (regular) add_file(relative, real);
+    bool regular = linked ? fs::is_regular_file(real, error) : entry.is_regular_file(error);
+    if (!regular) return;
+    if (linked)
+      add_file(relative, FileTask{relative, real, FileKind::concept_file, -1, {}});
+    else
+      add_file(relative, FileTask{relative, {}, FileKind::concept_file, directory_fd, name});
   }
 
   // In the repo profile index.md and log.md are ordinary pages: a documentation
   // tree gives them no special meaning.
-  void add_file(const std::string& relative, const fs::path& real) {
+  void add_file(const std::string& relative, FileTask task) {
     std::string_view name = std::string_view(relative).substr(relative.rfind('/') + 1);
-    FileKind kind = FileKind::concept_file;
-    if (options_.profile == Profile::okf && name == "index.md") kind = FileKind::index;
-    if (options_.profile == Profile::okf && name == "log.md") kind = FileKind::log;
-    if (kind == FileKind::concept_file && !within_max_files(relative)) return;
-    tasks_.push_back({relative, real, kind});
+    if (options_.profile == Profile::okf && name == "index.md") task.kind = FileKind::index;
+    if (options_.profile == Profile::okf && name == "log.md") task.kind = FileKind::log;
+    if (task.kind == FileKind::concept_file && !within_max_files(relative)) return;
+    tasks_.push_back(std::move(task));
   }
 
   bool within_max_files(const std::string& relative) {
@@ -110,6 +137,7 @@ class Walker {
 
   fs::path root_;
   const LoadOptions& options_;
+  DirectoryHandles& handles_;
   std::vector<Diagnostic>& diagnostics_;
   std::vector<FileTask> tasks_;
   std::set<std::string> visited_;
@@ -224,10 +252,12 @@ Bundle Bundle::load(const fs::path& root, const LoadOptions& options) {
   Impl& impl = *bundle.impl_;
   impl.root = fs::canonical(root);
   impl.options = options;
-  std::vector<FileTask> tasks = Walker(impl.root, options, impl.load_diagnostics).run();
+  DirectoryHandles handles;
+  std::vector<FileTask> tasks = Walker(impl.root, options, handles, impl.load_diagnostics).run();
   std::vector<ParsedFile> files = parse_all(tasks, options);
   impl.directories.insert("");
   std::vector<detail::ParsedConcept> parsed;
+  parsed.reserve(files.size());
   bool over_budget = false;
   std::size_t read_bytes = 0;
   for (ParsedFile& file : files) {
@@ -256,14 +286,17 @@ Bundle Bundle::load(const fs::path& root, const LoadOptions& options) {
       impl.logs.emplace_back(std::string(parent_dir(file.path)), std::move(file.entries));
     }
   }
-  std::sort(parsed.begin(), parsed.end(),
-            [](const auto& a, const auto& b) { return a.item.id < b.item.id; });
+  // Sort a permutation, then move each concept once: Concept is large.
+  std::vector<std::size_t> order(parsed.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&parsed](std::size_t a, std::size_t b) { return parsed[a].item.id < parsed[b].item.id; });
   std::sort(impl.logs.begin(), impl.logs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   impl.concepts.reserve(parsed.size());
   impl.raw_links.reserve(parsed.size());
-  for (detail::ParsedConcept& item : parsed) {
-    impl.concepts.push_back(std::move(item.item));
-    impl.raw_links.push_back(std::move(item.raw_links));
+  for (std::size_t i : order) {
+    impl.concepts.push_back(std::move(parsed[i].item));
+    impl.raw_links.push_back(std::move(parsed[i].raw_links));
   }
   impl.finalize();
   return bundle;

@@ -33,8 +33,9 @@ class FileDescriptor {
 };
 
 // Reads the whole file; "" with an error message on failure.
-std::string read_all(const std::filesystem::path& path, std::size_t max_bytes, std::string& error) {
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+std::string read_all(const FileTask& task, std::size_t max_bytes, std::string& error) {
+  FileDescriptor fd(task.directory_fd >= 0 ? ::openat(task.directory_fd, task.name.c_str(), O_RDONLY | O_CLOEXEC)
+                                           : ::open(task.absolute.c_str(), O_RDONLY | O_CLOEXEC));
   struct stat info {};
   if (fd.get() < 0 || ::fstat(fd.get(), &info) != 0) {
     error = fmt::format("cannot read the file ({}); check its permissions", std::strerror(errno));
@@ -150,7 +151,9 @@ bool read_concept_frontmatter(const SplitDocument& split, const LoadOptions& opt
   return outcome == FrontmatterOutcome::loaded || profile == Profile::repo;
 }
 
-void parse_concept(std::string_view text, const LoadOptions& options, ParsedFile& file) {
+// Takes `content` so the body can reuse its buffer instead of copying it.
+void parse_concept(std::string& content, const LoadOptions& options, ParsedFile& file) {
+  std::string_view text = content;
   Concept& item = file.parsed.item;
   item.path = file.path;
   item.id = id_of(file.path);
@@ -168,7 +171,10 @@ void parse_concept(std::string_view text, const LoadOptions& options, ParsedFile
   for (Citation& footnote : scan.footnotes) item.citations.push_back(std::move(footnote));
   for (Citation& entry : scan.citation_items) item.citations.push_back(std::move(entry));
   for (RawLink& link : scan.links) file.parsed.raw_links.push_back(std::move(link));
-  item.body = std::string(split.body);
+  std::size_t body_offset = static_cast<std::size_t>(split.body.data() - text.data());
+  if (split.body.empty()) body_offset = content.size();
+  content.erase(0, body_offset);
+  item.body = std::move(content);
   file.loaded = true;
 }
 
@@ -207,7 +213,7 @@ ParsedFile parse_checked(const FileTask& task, const LoadOptions& options) {
   file.kind = task.kind;
   file.path = task.path;
   std::string error;
-  std::string content = read_all(task.absolute, options.max_file_bytes, error);
+  std::string content = read_all(task, options.max_file_bytes, error);
   if (!error.empty()) {
     file.diagnostics.push_back({Severity::error, file.path, 0, std::move(error)});
     return file;

@@ -16,8 +16,10 @@ enum class FileKind { concept_file, index, log };
 // One markdown file found by the walk, read and parsed later in parallel.
 struct FileTask {
   std::string path;  // bundle-relative
-  std::filesystem::path absolute;
+  std::filesystem::path absolute;  // used when directory_fd < 0
   FileKind kind = FileKind::concept_file;
+  int directory_fd = -1;  // open directory holding the file; `name` is relative to it
+  std::string name;
 };
 
 struct StoredLogEntry {

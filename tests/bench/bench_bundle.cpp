@@ -5,12 +5,22 @@
 //   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DOKFBENCH_BUILD_BENCHMARKS=ON
 //   cmake --build build --target bench_bundle && build/tests/bench/bench_bundle
 #include <benchmark/benchmark.h>
+#include <sys/resource.h>
 
 #include "retrieval/bundle.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace {
 using okfbench::retrieval::Bundle;
+
+// User + system CPU seconds of the whole process (all loader threads), so the
+// per-page cost can be read even when other work shares the machine.
+double process_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
 using okfbench::retrieval::LoadOptions;
 using okfbench::retrieval::Profile;
 
@@ -21,6 +31,7 @@ void load_and_count(benchmark::State& state, const std::filesystem::path& root, 
   }
   std::size_t concepts = 0;
   std::size_t bytes = 0;
+  double cpu_start = process_cpu_seconds();
   for (auto _ : state) {
     Bundle bundle = Bundle::load(root, options);
     concepts = bundle.concepts().size();
@@ -30,6 +41,9 @@ void load_and_count(benchmark::State& state, const std::filesystem::path& root, 
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * concepts));
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes));
   state.counters["concepts"] = static_cast<double>(concepts);
+  double loads = static_cast<double>(state.iterations());
+  state.counters["cpu_us_per_concept"] =
+      concepts ? (process_cpu_seconds() - cpu_start) * 1e6 / (loads * static_cast<double>(concepts)) : 0.0;
 }
 
 void BM_LoadTldrPages(benchmark::State& state) {
