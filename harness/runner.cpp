@@ -59,12 +59,36 @@ std::string utc_now(const char* format) {
 }
 
 // ---------------------------------------------------------------- bundles
+// BundleTools builds its own search index, so one instance per tool
+// configuration serves every worker (calls serialised by its mutex) instead of
+// one per worker.
+struct SharedTools {
+  std::mutex mutex;
+  std::unique_ptr<agents::BundleTools> tools;
+};
+
 struct LoadedBundle {
   BundleSource source;
   fs::path dir;
   datasets::QuestionSet questions;
   std::unique_ptr<retrieval::Bundle> bundle;
   std::unique_ptr<retrieval::SearchIndex> index;
+  std::unique_ptr<std::mutex> tools_mutex = std::make_unique<std::mutex>();
+  std::map<std::string, std::unique_ptr<SharedTools>> tools;  // by surface and tool list
+
+  SharedTools& tools_for(const reports::PathConfig& c) {
+    std::lock_guard lock(*tools_mutex);
+    auto& slot = tools[c.surface + "|" + fmt::format("{}", fmt::join(c.tools, ","))];
+    if (!slot) {
+      slot = std::make_unique<SharedTools>();
+      agents::ToolsOptions options;
+      options.surface = *agents::parse_surface(c.surface);
+      options.include = c.tools;
+      options.now = "2026-11-29T00:00:00Z";  // a fixed clock: staleness must not depend on the day of the run
+      slot->tools = std::make_unique<agents::BundleTools>(*bundle, options);
+    }
+    return *slot;
+  }
 };
 
 // Builds a cache entry in a temporary folder and renames it into place, so an
@@ -360,15 +384,25 @@ std::unique_ptr<agents::ChatModel> make_trial_model(const reports::PathConfig& c
 // error (bundles are shared by concurrent trials), and the ids search showed.
 class TrialTools : public agents::Toolbox {
  public:
-  explicit TrialTools(agents::BundleTools& inner) : inner_(inner) {}
-  std::vector<agents::ToolSpec> specs() const override { return inner_.specs(); }
-  std::string default_system_prompt() const override { return inner_.default_system_prompt(); }
+  explicit TrialTools(SharedTools& shared) : shared_(shared) {}
+  std::vector<agents::ToolSpec> specs() const override {
+    std::lock_guard lock(shared_.mutex);
+    return shared_.tools->specs();
+  }
+  std::string default_system_prompt() const override {
+    std::lock_guard lock(shared_.mutex);
+    return shared_.tools->default_system_prompt();
+  }
   agents::ToolResult call(std::string_view name, std::string_view arguments) override {
     if (name == "remember") {
       return agents::tool_error("remember is disabled in okfbench runs: every trial shares one copy of the bundle, so nothing is written");
     }
     const auto start = Clock::now();
-    agents::ToolResult result = inner_.call(name, arguments);
+    agents::ToolResult result;
+    {
+      std::lock_guard lock(shared_.mutex);
+      result = shared_.tools->call(name, arguments);
+    }
     ms_ += ms_since(start);
     if (result.error.empty() && (name == "search" || name == "search_concepts")) note_hits(result.content);
     return result;
@@ -385,7 +419,7 @@ class TrialTools : public agents::Toolbox {
       if (hit.contains(field) && hit[field].is_string()) retrieved_.push_back(hit[field].get<std::string>());
     }
   }
-  agents::BundleTools& inner_;
+  SharedTools& shared_;
   std::vector<std::string> retrieved_;
   double ms_ = 0;
 };
@@ -458,8 +492,8 @@ void run_context_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets:
 }
 
 void run_agent_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets::Question& q, agents::ChatModel& model,
-                     agents::BundleTools& bundle_tools, const retrieval::TokenCounter& counter, double& retrieval_ms) {
-  TrialTools tools(bundle_tools);
+                     const retrieval::TokenCounter& counter, double& retrieval_ms) {
+  TrialTools tools(b.tools_for(r.config));
   agents::AgentOptions options;
   options.max_turns = *r.config.max_turns;
   options.counter = &counter;
@@ -602,31 +636,7 @@ const datasets::Question& find_question(const LoadedBundle& b, const std::string
   return *q;
 }
 
-// Each worker keeps the BundleTools (and their search index) of the bundle it
-// is working on, one per tool configuration.
-struct WorkerTools {
-  std::size_t bundle = static_cast<std::size_t>(-1);
-  std::map<std::string, std::unique_ptr<agents::BundleTools>> by_config;
-
-  agents::BundleTools& get(LoadedBundle& b, std::size_t index, const reports::PathConfig& c) {
-    if (bundle != index) {
-      by_config.clear();
-      bundle = index;
-    }
-    const std::string key = c.surface + "|" + fmt::format("{}", fmt::join(c.tools, ","));
-    auto& slot = by_config[key];
-    if (!slot) {
-      agents::ToolsOptions options;
-      options.surface = *agents::parse_surface(c.surface);
-      options.include = c.tools;
-      options.now = "2026-11-29T00:00:00Z";  // a fixed clock: staleness must not depend on the day of the run
-      slot = std::make_unique<agents::BundleTools>(*b.bundle, options);
-    }
-    return *slot;
-  }
-};
-
-reports::TrialRecord run_trial(RunState& s, const PlannedTrial& t, WorkerTools& tools) {
+reports::TrialRecord run_trial(RunState& s, const PlannedTrial& t) {
   LoadedBundle& b = s.bundles[t.bundle];
   const datasets::Question& q = find_question(b, t.question_id);
   reports::TrialRecord r;
@@ -643,7 +653,7 @@ reports::TrialRecord run_trial(RunState& s, const PlannedTrial& t, WorkerTools& 
     if (t.config.kind == reports::PathKind::context) {
       run_context_trial(r, b, q, model, s.counter, retrieval_ms);
     } else {
-      run_agent_trial(r, b, q, model, tools.get(b, t.bundle, t.config), s.counter, retrieval_ms);
+      run_agent_trial(r, b, q, model, s.counter, retrieval_ms);
     }
     r.timings.model_ms = model.ms();
   } catch (const std::exception& e) {
@@ -671,9 +681,8 @@ void record_finished(RunState& s, const reports::TrialRecord& r) {
 }
 
 void worker(RunState& s, const std::vector<std::size_t>& todo) {
-  WorkerTools tools;
   for (std::size_t i = s.next++; i < todo.size() && !s.stop; i = s.next++) {
-    record_finished(s, run_trial(s, s.trials[todo[i]], tools));
+    record_finished(s, run_trial(s, s.trials[todo[i]]));
   }
 }
 
@@ -718,6 +727,7 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
   std::vector<LoadedBundle> bundles;
   for (const auto& source : spec.bundles) bundles.push_back(load_bundle(spec, source));
   const std::vector<PlannedTrial> trials = plan_trials(spec, bundles, options.shard);
+  result.setup_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   result.planned = trials.size();
   for (const auto& t : trials) result.estimated_input_tokens += t.estimated_input_tokens;
   if (options.mode == Mode::dry_run) {
@@ -741,11 +751,13 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
   if (spec.cost_cap_usd && state.spent >= *spec.cost_cap_usd) state.stop = true;
   log_line(fmt::format("{} trials planned, {} already stored in {}, {} to run on {} worker(s)", trials.size(),
                        result.already_stored, result.out_dir.string(), todo.size(), spec.concurrency));
+  const auto pool_start = Clock::now();
   {
     std::vector<std::jthread> pool;
     const unsigned workers = std::max(1u, std::min<unsigned>(spec.concurrency, static_cast<unsigned>(std::max<std::size_t>(1, todo.size()))));
     for (unsigned w = 0; w < workers; ++w) pool.emplace_back([&state, &todo] { worker(state, todo); });
   }
+  result.trial_seconds = std::chrono::duration<double>(Clock::now() - pool_start).count();
   result.ran = state.done;
   result.failed = state.failed;
   result.stopped_at_cost_cap = state.stop && state.done < todo.size();

@@ -78,7 +78,9 @@ struct RunResult {
   bool stopped_at_cost_cap = false;
   double spent_usd = 0;           // priced spend of every stored trial
   std::size_t unpriced = 0;       // stored trials whose cost is unknown (not counted in spent_usd)
-  double seconds = 0;
+  double seconds = 0;               // the whole call
+  double setup_seconds = 0;         // generating, converting, loading and indexing bundles
+  double trial_seconds = 0;         // running the trials (wall time of the pool)
   std::int64_t estimated_input_tokens = 0;  // dry run: the sum over planned trials
   std::vector<PlannedTrial> trials;          // dry run: the planned trials
   std::string headline;  // the headline table (Markdown), empty for a dry run
