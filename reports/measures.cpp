@@ -365,7 +365,7 @@ void num_nonrel_judged_ret(const QueryJoin& j, std::span<const double>, std::spa
 // Effectiveness", TOIS 2008: (1 - p) sum gain_i p^(i-1), gains scaled to
 // [0, 1] by the query's largest judged level when it exceeds 1.
 void rbp(const QueryJoin& j, std::span<const double>, std::span<double> out) {
-  const double top = j.docs_per_gain.empty() ? 0.0 : static_cast<double>(j.docs_per_gain.size() - 1);
+  const double top = static_cast<double>(j.max_gain);
   const double scale = top > 1.0 ? top : 1.0;
   double sum = 0.0, weight = 1.0;
   for (int gain : j.gains) {
@@ -639,8 +639,7 @@ QueryJoin join_query(const Judgments& judgments, const std::vector<RunEntry>& en
   join.num_ret = static_cast<long>(join.gains.size());
   for (const auto& [docno, gain] : judgments) {
     if (gain < 0) continue;
-    if (static_cast<std::size_t>(gain) >= join.docs_per_gain.size()) join.docs_per_gain.resize(gain + 1, 0);
-    ++join.docs_per_gain[static_cast<std::size_t>(gain)];
+    join.max_gain = std::max(join.max_gain, gain);
     join.ideal_gains.push_back(gain);
     if (gain >= relevance_level) ++join.num_rel;
     else ++join.num_nonrel;

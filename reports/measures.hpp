@@ -53,7 +53,7 @@ struct QueryJoin {
   static constexpr int unjudged = -2;      // retrieved, in the qrels with gain < 0
 
   std::vector<int> gains;           // gain per retrieved rank (0-based), or a marker above
-  std::vector<long> docs_per_gain;  // judged documents per gain level 0..max (from the qrels)
+  int max_gain = 0;                 // largest judged gain (0 when nothing is judged >= 0)
   std::vector<int> ideal_gains;     // gains of all judged documents, descending
   long num_ret = 0;
   long num_rel = 0;                 // judged documents with gain >= relevance_level

@@ -274,6 +274,22 @@ TEST(Measures, GeometricMeanFloorsZeros) {
   EXPECT_NEAR(*evaluate(q, r, names).mean("gm_map"), std::sqrt(1e-5), 1e-15);
 }
 
+TEST(Measures, HugeGainsNeedNoTablePerLevel) {
+  Qrels q;
+  q.add("1", "a", 2147483647);
+  q.add("1", "b", 1);
+  reports::Run r;
+  r.add("1", "b", 2.0);
+  r.add("1", "a", 1.0);
+  const std::vector<std::string> names = {"ndcg", "rbp", "map"};
+  const Evaluation ev = evaluate(q, r, names);
+  EXPECT_DOUBLE_EQ(*ev.mean("map"), (1.0 + 1.0) / 2);
+  const double big = 2147483647.0;
+  EXPECT_DOUBLE_EQ(*ev.mean("ndcg"), (1.0 + big / std::log2(3.0)) / (big + 1.0 / std::log2(3.0)));
+  // rbp scales gains by the largest judged level: 0.1 * (1/big + 0.9 * 1).
+  EXPECT_DOUBLE_EQ(*ev.mean("rbp"), 0.1 * (1.0 / big + 0.9));
+}
+
 // ---- evidence measures ----
 
 TEST(EvidenceMeasures, EvidenceRecallCountsGradedConceptsOnce) {
