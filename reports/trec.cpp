@@ -31,6 +31,7 @@ std::vector<std::string_view> split_fields(std::string_view line) {
 
 template <typename Number>
 bool parse_number(std::string_view text, Number& value) {
+  if (text.size() > 1 && text.front() == '+') text.remove_prefix(1);  // from_chars rejects '+'; C's atof does not
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   return error == std::errc{} && end == text.data() + text.size();
 }

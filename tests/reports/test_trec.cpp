@@ -56,11 +56,12 @@ TEST(TrecQrels, ReadsTheCranfieldQrels) {
 }
 
 TEST(TrecRun, ParsesEntriesInFileOrderWithTheFirstTag) {
-  const reports::Run r = parse_run("q1 Q0 a 1 2.5 first\nq1 Q0 b 2 -1e3 second\nq0 Q0 a 7 0 x\n", "r.txt");
+  const reports::Run r = parse_run("q1 Q0 a 1 +2.5 first\nq1 Q0 b 2 -1e3 second\nq0 Q0 a 7 0 x\n", "r.txt");
   EXPECT_EQ(r.tag, "first");
   ASSERT_EQ(r.queries.size(), 2u);
   const auto& q1 = r.queries.at("q1");
   ASSERT_EQ(q1.size(), 2u);
+  EXPECT_DOUBLE_EQ(q1[0].score, 2.5);
   EXPECT_EQ(q1[1].docno, "b");
   EXPECT_DOUBLE_EQ(q1[1].score, -1000.0);
   EXPECT_EQ(q1[1].rank, 2);
