@@ -54,7 +54,7 @@ class Walker {
  public:
   Walker(const fs::path& root, const LoadOptions& options, DirectoryHandles& handles,
          std::vector<Diagnostic>& diagnostics)
-      : root_(fs::canonical(root)), options_(options), handles_(handles), diagnostics_(diagnostics) {}
+      : root_(root), options_(options), handles_(handles), diagnostics_(diagnostics) {}  // root is canonical
 
   std::vector<FileTask> run() {
     visited_.insert(root_.string());
@@ -250,7 +250,9 @@ Bundle Bundle::load(const fs::path& root, const LoadOptions& options) {
                                  root.string()));
   Bundle bundle;
   Impl& impl = *bundle.impl_;
-  impl.root = fs::canonical(root);
+  impl.root = fs::canonical(root, error);
+  if (error)
+    throw InputError(fmt::format("{}: cannot resolve the bundle path: {}", root.string(), error.message()));
   impl.options = options;
   DirectoryHandles handles;
   std::vector<FileTask> tasks = Walker(impl.root, options, handles, impl.load_diagnostics).run();
