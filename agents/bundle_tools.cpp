@@ -43,7 +43,8 @@ class Args {
     auto it = json_.find(key);
     if (it == json_.end() || it->is_null()) return std::nullopt;
     if (!it->is_number()) throw ToolFailure{fmt::format("{}: '{}' must be a number", tool_, key)};
-    return static_cast<long long>(it->get<double>());
+    // Clamped before the cast: a model may send 1e300.
+    return static_cast<long long>(std::clamp(it->get<double>(), -1e9, 1e9));
   }
   std::vector<std::string> strings(const char* key) const {
     std::vector<std::string> out;

@@ -103,7 +103,7 @@ double jitter_draw() {
 std::optional<double> parse_retry_after(const std::string& value) {
   if (value.empty()) return std::nullopt;
   if (std::all_of(value.begin(), value.end(), [](unsigned char c) { return std::isdigit(c); }))
-    return std::stod(value);
+    return value.size() > 9 ? 1e9 : std::stod(value);  // absurd values are capped by max_delay anyway
   time_t when = curl_getdate(value.c_str(), nullptr);
   if (when < 0) return std::nullopt;
   return std::max(0.0, std::difftime(when, std::time(nullptr)));

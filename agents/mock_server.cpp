@@ -40,10 +40,10 @@ double number(std::string_view text, std::string_view item) {
   try {
     std::size_t used = 0;
     double value = std::stod(std::string(text), &used);
-    if (used == text.size() && value >= 0) return value;
+    if (used == text.size() && value >= 0 && value <= 1e6) return value;
   } catch (const std::exception&) {
   }
-  throw UsageError(fmt::format("fault '{}': '{}' is not a non-negative number", item, text));
+  throw UsageError(fmt::format("fault '{}': '{}' is not a number from 0 to 1000000", item, text));
 }
 
 enum class Wire { openai, anthropic };

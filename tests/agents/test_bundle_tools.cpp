@@ -81,6 +81,7 @@ TEST(BundleTools, SearchReturnsMetadataNeverBodies) {
   EXPECT_TRUE(found) << hits.dump();
   EXPECT_GE(hits[0]["score"].get<double>(), hits[1]["score"].get<double>());
   EXPECT_EQ(d.call("search", {{"query", "query"}, {"k", 0}}).size(), 1u);  // clamped to 1..50
+  EXPECT_LE(d.call("search", {{"query", "query"}, {"k", 1e300}}).size(), 50u);
   EXPECT_EQ(d.call("search", {{"query", "zzzzqx"}}), json::array());
   d.call("search", {{"k", 3}});
   EXPECT_EQ(d.last_error, "search: 'query' is required");

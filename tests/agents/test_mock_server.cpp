@@ -174,6 +174,7 @@ TEST(MockServer, FaultSpecs) {
   EXPECT_THROW(parse_faults("teapot"), UsageError);
   EXPECT_THROW(parse_faults("500:x"), UsageError);
   EXPECT_THROW(parse_faults("500:0"), UsageError);
+  EXPECT_THROW(parse_faults("500:1e300"), UsageError);
 }
 
 TEST(Backoff, ExponentialWithJitterCappedAndRetryAfterWins) {
@@ -187,6 +188,7 @@ TEST(Backoff, ExponentialWithJitterCappedAndRetryAfterWins) {
   EXPECT_DOUBLE_EQ(backoff_delay(p, 1, 70.0, 0.9), 10.0);
   EXPECT_EQ(parse_retry_after("12"), 12.0);
   EXPECT_EQ(parse_retry_after("soon"), std::nullopt);
+  EXPECT_EQ(parse_retry_after("99999999999999999999999999999999999999999999"), 1e9);  // no overflow
   EXPECT_EQ(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"), 0.0);  // in the past
 }
 
