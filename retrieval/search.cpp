@@ -5,6 +5,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <future>
+#include <memory>
+#include <thread>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -207,9 +210,13 @@ struct IndexData {
 };
 
 // Everything build() needs while documents stream through it.
+// Builds the postings of a contiguous range of documents (numbered from
+// `first`) with its own term ids; absorb() appends the next range's
+// postings, so ranges built on several threads merge into the index a
+// single thread would build (same term ids, same postings order).
 class Builder {
  public:
-  explicit Builder(IndexData& index) : index_(index) {}
+  Builder(IndexData& index, std::uint32_t first) : index_(index), first_(first) {}
 
   void add(const Document& doc, std::uint32_t number) {
     for (std::size_t f = 0; f < kMaxFields; ++f) lengths_[f].push_back(0);
@@ -225,7 +232,25 @@ class Builder {
     flush_document(number);
   }
 
+  void absorb(Builder& next) {
+    for (std::size_t t = 0; t < next.names_.size(); ++t) {
+      auto [pos, inserted] = terms_.try_emplace(next.names_[t], static_cast<std::uint32_t>(raw_.size()));
+      if (inserted) {
+        raw_.push_back(std::move(next.raw_[t]));
+        names_.push_back(next.names_[t]);
+      } else {
+        auto& into = raw_[pos->second];
+        into.insert(into.end(), next.raw_[t].begin(), next.raw_[t].end());
+      }
+      std::vector<RawPosting>().swap(next.raw_[t]);
+    }
+    for (std::size_t f = 0; f < kMaxFields; ++f) {
+      lengths_[f].insert(lengths_[f].end(), next.lengths_[f].begin(), next.lengths_[f].end());
+    }
+  }
+
   void finish() {
+    index_.terms = std::move(terms_);
     const std::size_t n = lengths_[0].size();
     index_.stats.documents = n;
     index_.stats.terms = raw_.size();
@@ -254,8 +279,11 @@ class Builder {
     return surface_.find_or_insert(token, [&] {
       std::string term = index_.analyzer.term(token);
       if (term.empty()) return kStopword;
-      auto [pos, inserted] = index_.terms.try_emplace(std::move(term), static_cast<std::uint32_t>(raw_.size()));
-      if (inserted) raw_.emplace_back();
+      auto [pos, inserted] = terms_.try_emplace(term, static_cast<std::uint32_t>(raw_.size()));
+      if (inserted) {
+        raw_.emplace_back();
+        names_.push_back(std::move(term));
+      }
       return pos->second;
     });
   }
@@ -264,7 +292,7 @@ class Builder {
     for_each_token_fast(text, [&](std::string_view token) {
       std::uint32_t t = term_id(token);
       if (t == kStopword) return;
-      ++lengths_[field][number];
+      ++lengths_[field][number - first_];
       if (slot_.size() <= t) slot_.resize(t + 1, kAbsent);
       if (slot_[t] == kAbsent) {
         slot_[t] = static_cast<std::uint32_t>(doc_terms_.size());
@@ -297,7 +325,7 @@ class Builder {
       double tf_tilde = 0.0;
       for (std::size_t f = 0; f < kMaxFields; ++f) {
         if (p.tf[f] == 0) continue;
-        double norm = (1.0 - b) + (avg[f] > 0 ? b * lengths_[f][p.doc] / avg[f] : 0.0);
+        double norm = (1.0 - b) + (avg[f] > 0 ? b * lengths_[f][p.doc - first_] / avg[f] : 0.0);
         tf_tilde += w[f] * p.tf[f] / norm;
       }
       double denom = k1 + tf_tilde;
@@ -307,6 +335,9 @@ class Builder {
   }
 
   IndexData& index_;
+  std::uint32_t first_ = 0;  // number of the first document of this range
+  TermMap terms_;            // term -> id in this builder
+  std::vector<std::string> names_;  // id -> term
   TokenTable surface_;  // folded token -> term id (kStopword for stop words)
   std::string scratch_;
   std::vector<std::vector<RawPosting>> raw_;
@@ -314,6 +345,33 @@ class Builder {
   std::vector<std::uint32_t> slot_;  // term id -> index in doc_terms_
   std::vector<std::pair<std::uint32_t, std::array<std::uint16_t, kMaxFields>>> doc_terms_;
 };
+
+std::size_t build_threads(const IndexConfig& config, std::size_t documents) {
+  constexpr std::size_t kMinPerThread = 2000;  // below this a thread costs more than it saves
+  std::size_t threads = config.threads != 0 ? config.threads : std::max(1u, std::thread::hardware_concurrency());
+  return std::max<std::size_t>(1, std::min(threads, documents / kMinPerThread));
+}
+
+// Tokenises ranges of documents on several threads, then merges in order.
+void build_postings(IndexData& index, std::span<const Document> documents, const std::vector<std::size_t>& order) {
+  const std::size_t n = order.size();
+  const std::size_t chunks = build_threads(index.config, n);
+  std::vector<std::unique_ptr<Builder>> builders;
+  for (std::size_t c = 0; c < chunks; ++c) {
+    builders.push_back(std::make_unique<Builder>(index, static_cast<std::uint32_t>(n * c / chunks)));
+  }
+  auto run = [&](std::size_t c) {
+    for (std::size_t i = n * c / chunks; i < n * (c + 1) / chunks; ++i) {
+      builders[c]->add(documents[order[i]], static_cast<std::uint32_t>(i));
+    }
+  };
+  std::vector<std::future<void>> pending;
+  for (std::size_t c = 1; c < chunks; ++c) pending.push_back(std::async(std::launch::async, run, c));
+  run(0);
+  for (auto& f : pending) f.get();  // rethrows a worker's exception
+  for (std::size_t c = 1; c < chunks; ++c) builders[0]->absorb(*builders[c]);
+  builders[0]->finish();
+}
 
 void add_filters(IndexData& index, const Document& doc) {
   index.type.push_back(index.types.intern(fold_case(doc.type)));
@@ -416,7 +474,6 @@ SearchIndex SearchIndex::build(std::span<const Document> documents, const IndexC
   SearchIndex index;
   index.impl_ = std::make_unique<Impl>(config);
   Impl& impl = *index.impl_;
-  Builder builder(impl);
   for (std::size_t i = 0; i < order.size(); ++i) {
     const Document& doc = documents[order[i]];
     if (doc.id.empty()) throw InputError("search: a document has an empty id");
@@ -424,9 +481,8 @@ SearchIndex SearchIndex::build(std::span<const Document> documents, const IndexC
     impl.ids.emplace_back(doc.id);
     impl.multiplier.push_back(static_cast<float>(status_multiplier(doc.status)));
     add_filters(impl, doc);
-    builder.add(doc, static_cast<std::uint32_t>(i));
   }
-  builder.finish();
+  build_postings(impl, documents, order);
   impl.concepts.assign(impl.ids.size(), nullptr);
   return index;
 }

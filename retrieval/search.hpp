@@ -74,6 +74,10 @@ struct IndexConfig {
   double k1 = 1.2;
   double b = 0.75;
   AnalyzerOptions analyzer;
+  // Threads that tokenise documents while building (0 = hardware
+  // concurrency; at least 2,000 documents per thread). The index is the same
+  // for any number of threads.
+  unsigned threads = 0;
   bool operator==(const IndexConfig&) const = default;
 };
 

@@ -298,3 +298,50 @@ TEST(SearchBundle, RealBundleFindsTheConceptNamedInTheQuery) {
 
 }  // namespace
 }  // namespace okfbench::retrieval
+
+namespace okfbench::retrieval {
+namespace {
+
+TEST(SearchBuild, ThreadsDoNotChangeTheIndex) {
+  std::mt19937 rng(11);
+  const std::vector<std::string> words = {"alpha", "Beta", "gamma", "delta", "\xC3\xA9t\xC3\xA9", "zeta", "eta",
+                                          "theta", "iota", "kappa", "lambda", "mu"};
+  std::vector<std::string> ids, bodies;
+  for (int i = 0; i < 9000; ++i) {
+    std::string body;
+    for (int w = 0; w < 1 + static_cast<int>(rng() % 20); ++w) body += words[rng() % words.size()] + " ";
+    ids.push_back("d" + std::to_string(rng()));
+    bodies.push_back(body);
+  }
+  std::vector<Document> docs;
+  for (int i = 0; i < 9000; ++i) {
+    Document d;
+    d.id = ids[i];
+    d.title = bodies[(i + 1) % bodies.size()].substr(0, 12);
+    d.body = bodies[i];
+    docs.push_back(d);
+  }
+  std::sort(ids.begin(), ids.end());
+  ASSERT_EQ(std::unique(ids.begin(), ids.end()), ids.end());
+  IndexConfig one;
+  one.threads = 1;
+  IndexConfig four;
+  four.threads = 4;
+  SearchIndex a = SearchIndex::build(docs, one);
+  SearchIndex b = SearchIndex::build(docs, four);
+  EXPECT_EQ(a.stats().terms, b.stats().terms);
+  EXPECT_EQ(a.stats().postings, b.stats().postings);
+  EXPECT_EQ(a.stats().tokens, b.stats().tokens);
+  for (std::string query : {"alpha", "beta gammas", "\xC3\x89T\xC3\x89 mu iota", "kappa lambda theta eta"}) {
+    auto ha = a.search(query, top(50));
+    auto hb = b.search(query, top(50));
+    ASSERT_EQ(ha.size(), hb.size());
+    for (std::size_t i = 0; i < ha.size(); ++i) {
+      EXPECT_EQ(ha[i].id, hb[i].id);
+      EXPECT_EQ(ha[i].score, hb[i].score);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace okfbench::retrieval
