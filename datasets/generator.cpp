@@ -1,6 +1,7 @@
 #include "datasets/generator.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -127,9 +128,8 @@ constexpr std::array kDescriptionTails = std::to_array<std::string_view>({
     "",
     ", refreshed from upstream sources",
     ", reviewed by the owning team every quarter",
-    ", with the thresholds that trigger an alert",
-    " and the rules for reading it across regions and channels",
-    ", as reported in the weekly business review and the monthly close",
+    ", with its alert thresholds",
+    ", split by region and channel",
 });
 
 // ---------------------------------------------------------------- randomness
@@ -327,7 +327,7 @@ std::string concept_description(const PlannedConcept& c, Rng& rng) {
   switch (c.layer) {
     case 0: lead = "How we measure the"; break;
     case 1: lead = "Daily records of the"; break;
-    case 2: lead = "What on-call does when something is wrong with the"; break;
+    case 2: lead = "What on-call does about the"; break;
     case 3: lead = "The rule that limits the"; break;
     case 4: lead = "Why we cap the"; break;
     case 5: lead = "What we mean by the"; break;
@@ -501,14 +501,25 @@ std::string filler_sentence(const PlannedConcept& c, Rng& rng) {
   }
 }
 
-std::string render_frontmatter(const PlannedConcept& c, bool has_source) {
+// Two to five tags, four in the median, as in the real bundles.
+std::string render_tags(const PlannedConcept& c, Rng& rng) {
+  static constexpr std::array kExtraTags = std::to_array<std::string_view>({"kpi", "finance", "oncall", "pii", "weekly-review"});
+  std::vector<std::string> tags;
+  if (!rng.chance(0.15)) tags.emplace_back(kAreas[c.area]);
+  tags.push_back(slug(kEntities[c.entity].term));
+  tags.push_back(slug(kAttributes[c.attribute].term));
+  if (rng.chance(0.65)) tags.push_back(slug(kLayers[c.layer].type));
+  if (rng.chance(0.3)) tags.emplace_back(rng.pick(kExtraTags));
+  return fmt::format("tags: [{}]\n", fmt::join(tags, ", "));
+}
+
+std::string render_frontmatter(const PlannedConcept& c, bool has_source, Rng& rng) {
   const std::string date = date_string(c.day);
   std::string fm = "---\n";
   fm += fmt::format("type: {}\n", kLayers[c.layer].type);
   fm += fmt::format("title: {}\n", yaml_quote(c.title));
   fm += fmt::format("description: {}\n", yaml_quote(c.description));
-  fm += fmt::format("tags: [{}, {}, {}]\n", kAreas[c.area], slug(kEntities[c.entity].term),
-                    slug(kAttributes[c.attribute].term));
+  fm += render_tags(c, rng);
   if (c.layer == 1) {
     fm += fmt::format("resource: bq://acme-warehouse/{}/{}_{}\n", kAreas[c.area], slug(kEntities[c.entity].term),
                       slug(kAttributes[c.attribute].term));
@@ -591,7 +602,7 @@ std::string render_concept(const Plan& plan, std::size_t index, std::uint64_t se
   const bool has_source = rng.chance(0.3);
   const std::size_t target = static_cast<std::size_t>(std::clamp(rng.log_normal(1700.0, 0.6), 420.0, 9500.0));
   const Facts facts = facts_of(c, seed);
-  std::string head = render_frontmatter(c, has_source);
+  std::string head = render_frontmatter(c, has_source, rng);
   std::string body = render_opening(plan, c, rng);
   body += render_facts(c, facts, has_source);
   std::string tail = render_links(plan, c);

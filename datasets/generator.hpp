@@ -31,7 +31,7 @@ namespace okfbench::datasets {
 
 // Bumped whenever the same options would give different files, so cached
 // generated bundles (okfbench run's cache_dir) are rebuilt.
-inline constexpr int kGeneratorVersion = 1;
+inline constexpr int kGeneratorVersion = 2;
 
 struct GeneratorOptions {
   std::size_t concepts = 100;
