@@ -59,4 +59,22 @@ std::string format_mean_dollars(const MeanValue& v) {
   return v.mean ? with_unknown(v, format_dollars(*v.mean)) : "n/a";
 }
 
+std::string markup_escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        // Control characters other than tab/newline are not allowed in XML 1.0.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') out += ' ';
+        else out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace okfbench::reports

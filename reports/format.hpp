@@ -5,6 +5,7 @@
 // many were unknown, e.g. "1,234 (2 n/a)".
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "reports/summary.hpp"
 
@@ -18,5 +19,8 @@ std::string format_ratio(std::optional<double> ratio);      // 3.73 -> "3.7x"
 std::string format_mean_count(const MeanValue& v);
 std::string format_mean_decimal(const MeanValue& v, int places);
 std::string format_mean_dollars(const MeanValue& v);
+
+// Escapes & < > " ' for HTML and XML text and attribute values.
+std::string markup_escape(std::string_view text);
 
 }  // namespace okfbench::reports

@@ -16,20 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 // JSON inside <script> must not contain "</" (it could close the element);
 // "<\/" means the same in JSON strings. (The inlined libraries are checked
 // for "</script" when they are embedded, reports/web/embed.js.)
@@ -214,11 +200,11 @@ std::string headline_table(const Summary& s) {
                                       format_mean_count(r.tool_bytes), format_mean_decimal(r.evidence_recall, 3),
                                       format_mean_dollars(r.cost), format_ratio(r.one_shot_ratio)};
     out += "<tr>";
-    for (const auto& c : cells) out += "<td>" + escape(c) + "</td>";
+    for (const auto& c : cells) out += "<td>" + markup_escape(c) + "</td>";
     out += "</tr>\n";
   }
   out += "</tbody></table>\n";
-  if (!s.priced_as_note.empty()) out += "<p>Cost: " + escape(s.priced_as_note) + ".</p>\n";
+  if (!s.priced_as_note.empty()) out += "<p>Cost: " + markup_escape(s.priced_as_note) + ".</p>\n";
   return out;
 }
 
@@ -228,10 +214,10 @@ std::string context_list(const RunManifest& m) {
   return fmt::format(
       "<p class=\"context\">{} &middot; host {} &middot; git {} &middot; {} build &middot; spec {} (hash {}) &middot; "
       "models {} &middot; cache models {} &middot; seeds {} &middot; okfbench {} (record schema {})</p>\n",
-      escape(m.date), escape(m.host), escape(m.git_sha), escape(m.build_type), escape(m.spec_path),
-      escape(m.spec_hash), escape(fmt::format("{}", fmt::join(models, ", "))),
-      escape(fmt::format("{}", fmt::join(m.cache_models, ", "))), escape(fmt::format("{}", fmt::join(m.seeds, ", "))),
-      escape(m.okfbench_version), m.schema_version);
+      markup_escape(m.date), markup_escape(m.host), markup_escape(m.git_sha), markup_escape(m.build_type), markup_escape(m.spec_path),
+      markup_escape(m.spec_hash), markup_escape(fmt::format("{}", fmt::join(models, ", "))),
+      markup_escape(fmt::format("{}", fmt::join(m.cache_models, ", "))), markup_escape(fmt::format("{}", fmt::join(m.seeds, ", "))),
+      markup_escape(m.okfbench_version), m.schema_version);
 }
 
 constexpr const char* kStyle = R"(body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem;color:#222;max-width:1200px}

@@ -3,29 +3,12 @@
 
 #include <map>
 
+#include "reports/format.hpp"
 #include "reports/writers.hpp"
 
 namespace okfbench::reports {
 
 namespace {
-
-std::string xml_escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        // Control characters other than tab/newline are not allowed in XML 1.0.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') out += ' ';
-        else out += c;
-    }
-  }
-  return out;
-}
 
 struct Case {
   std::string suite;
@@ -42,16 +25,16 @@ std::string render(const std::string& name, const std::vector<Case>& cases) {
     failures += c.failure.empty() ? 0 : 1;
   }
   std::string out = fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\">\n",
-                                xml_escape(name), cases.size(), failures);
+                                markup_escape(name), cases.size(), failures);
   for (const auto& [suite, members] : suites) {
     int suite_failures = 0;
     for (const Case* c : members) suite_failures += c->failure.empty() ? 0 : 1;
-    out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\">\n", xml_escape(suite), members.size(),
+    out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\">\n", markup_escape(suite), members.size(),
                        suite_failures);
     for (const Case* c : members) {
-      out += fmt::format("    <testcase classname=\"{}\" name=\"{}\">\n", xml_escape(suite), xml_escape(c->name));
-      if (!c->failure.empty()) out += fmt::format("      <failure message=\"{}\"/>\n", xml_escape(c->failure));
-      if (!c->output.empty()) out += fmt::format("      <system-out>{}</system-out>\n", xml_escape(c->output));
+      out += fmt::format("    <testcase classname=\"{}\" name=\"{}\">\n", markup_escape(suite), markup_escape(c->name));
+      if (!c->failure.empty()) out += fmt::format("      <failure message=\"{}\"/>\n", markup_escape(c->failure));
+      if (!c->output.empty()) out += fmt::format("      <system-out>{}</system-out>\n", markup_escape(c->output));
       out += "    </testcase>\n";
     }
     out += "  </testsuite>\n";

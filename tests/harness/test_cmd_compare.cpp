@@ -7,15 +7,6 @@
 namespace okfbench {
 namespace {
 
-std::filesystem::path stored(const std::string& name, const std::vector<reports::TrialRecord>& records) {
-  auto dir = test::fresh_dir(name);
-  test::write_file(dir / "manifest.json", reports::manifest_to_json_text(reports::fixtures::manifest()));
-  std::string lines;
-  for (const auto& r : records) lines += reports::to_jsonl_line(r) + "\n";
-  test::write_file(dir / "results.jsonl", lines);
-  return dir;
-}
-
 std::vector<reports::TrialRecord> worse_recall() {
   auto records = reports::fixtures::small_run();
   for (auto& r : records) {
@@ -26,8 +17,8 @@ std::vector<reports::TrialRecord> worse_recall() {
 
 TEST(CmdCompare, ExitCodeGatesOnThresholds) {
   auto bin = test::okfbench_binary().string();
-  auto base = stored("cmp_base", reports::fixtures::small_run());
-  auto cand = stored("cmp_cand", worse_recall());
+  auto base = reports::fixtures::stored_run("cmp_base", reports::fixtures::small_run());
+  auto cand = reports::fixtures::stored_run("cmp_cand", worse_recall());
   auto junit = base / "compare.junit.xml";
   auto fail = test::run_command(bin + " compare " + base.string() + " " + cand.string() +
                                 " --threshold evidence_recall=0.05 --junit " + junit.string());
@@ -48,7 +39,7 @@ TEST(CmdCompare, ExitCodeGatesOnThresholds) {
 
 TEST(CmdCompare, UsageErrorsExitTwo) {
   auto bin = test::okfbench_binary().string();
-  auto base = stored("cmp_usage", reports::fixtures::small_run());
+  auto base = reports::fixtures::stored_run("cmp_usage", reports::fixtures::small_run());
   auto bad = test::run_command(bin + " compare " + base.string() + " " + base.string() + " --threshold recall");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("METRIC=AMOUNT"), std::string::npos) << bad.err;

@@ -7,15 +7,6 @@
 namespace okfbench {
 namespace {
 
-std::filesystem::path stored_run(const std::string& name, const std::vector<reports::TrialRecord>& records) {
-  auto dir = test::fresh_dir(name);
-  test::write_file(dir / "manifest.json", reports::manifest_to_json_text(reports::fixtures::manifest()));
-  std::string lines;
-  for (const auto& r : records) lines += reports::to_jsonl_line(r) + "\n";
-  test::write_file(dir / "results.jsonl", lines);
-  return dir;
-}
-
 std::string pricing_flag() {
   // The fixtures' own table, so the figures do not move when datasets/pricing.yaml is updated.
   auto dir = test::fresh_dir("cli_pricing");
@@ -28,7 +19,7 @@ aliases:
 }
 
 TEST(CmdReport, RebuildsEveryFormatFromStoredResults) {
-  auto dir = stored_run("cli_report", reports::fixtures::small_run());
+  auto dir = reports::fixtures::stored_run("cli_report", reports::fixtures::small_run());
   auto out = dir / "reports";
   auto r = test::run_command(test::okfbench_binary().string() + " report " + dir.string() + " --out " + out.string() +
                              pricing_flag());
@@ -45,7 +36,7 @@ TEST(CmdReport, RebuildsEveryFormatFromStoredResults) {
 }
 
 TEST(CmdReport, SelectedFormatsOnly) {
-  auto dir = stored_run("cli_report_md", reports::fixtures::small_run());
+  auto dir = reports::fixtures::stored_run("cli_report_md", reports::fixtures::small_run());
   auto r = test::run_command(test::okfbench_binary().string() + " report " + dir.string() + " --format md,csv" +
                              pricing_flag());
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -60,7 +51,7 @@ TEST(CmdReport, ClearErrorsAndExitCodes) {
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.err.find("/nonexistent/run"), std::string::npos) << missing.err;
 
-  auto dir = stored_run("cli_report_bad", reports::fixtures::small_run());
+  auto dir = reports::fixtures::stored_run("cli_report_bad", reports::fixtures::small_run());
   test::write_file(dir / "results.jsonl", test::read_file(dir / "results.jsonl") + "{\"schema_version\": 1}\n");
   auto bad = test::run_command(bin + " report " + dir.string() + pricing_flag());
   EXPECT_EQ(bad.exit_code, 1);

@@ -128,4 +128,14 @@ inline void expect_golden(const std::string& name, const std::string& actual) {
                                            << " differs; if the change is intended run scripts/update-golden.sh";
 }
 
+// A run folder (manifest.json + results.jsonl) holding `records`, as the runner writes it.
+inline std::filesystem::path stored_run(const std::string& name, const std::vector<TrialRecord>& records) {
+  auto dir = test::fresh_dir(name);
+  test::write_file(dir / "manifest.json", manifest_to_json_text(manifest()));
+  std::string lines;
+  for (const auto& r : records) lines += to_jsonl_line(r) + "\n";
+  test::write_file(dir / "results.jsonl", lines);
+  return dir;
+}
+
 }  // namespace okfbench::reports::fixtures
