@@ -319,12 +319,13 @@ TEST(SearchBuild, ThreadsDoNotChangeTheIndex) {
   for (int i = 0; i < 9000; ++i) {
     Document d;
     d.id = ids[i];
-    d.title = bodies[(i + 1) % bodies.size()].substr(0, 12);
+    d.title = std::string_view(bodies[(i + 1) % bodies.size()]).substr(0, 12);  // a view: Document does not own text
     d.body = bodies[i];
     docs.push_back(d);
   }
-  std::sort(ids.begin(), ids.end());
-  ASSERT_EQ(std::unique(ids.begin(), ids.end()), ids.end());
+  auto sorted_ids = ids;  // sort a copy: the documents view into `ids`
+  std::sort(sorted_ids.begin(), sorted_ids.end());
+  ASSERT_EQ(std::unique(sorted_ids.begin(), sorted_ids.end()), sorted_ids.end());
   IndexConfig one;
   one.threads = 1;
   IndexConfig four;
