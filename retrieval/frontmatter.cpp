@@ -2,7 +2,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <chrono>
+#include <sstream>
 #include <fmt/format.h>
 
 namespace okfbench::retrieval {
@@ -285,12 +287,6 @@ bool within_node_budget(const YAML::Node& node, int& budget) {
   return true;
 }
 
-bool is_known(std::string_view key) {
-  for (std::string_view known : known_keys())
-    if (key == known) return true;
-  return false;
-}
-
 }  // namespace
 
 SplitDocument split_frontmatter(std::string_view text) {
@@ -326,20 +322,78 @@ SplitDocument split_frontmatter(std::string_view text) {
 
 namespace {
 
+// The top-level keys, found in one pass over the mapping. Each lookup by
+// name through yaml-cpp compares every key again, and the fields are many.
+// Unknown keys are kept in `extra` as YAML text on the way.
+class KnownFields {
+ public:
+  KnownFields(Reader& reader, const YAML::Node& root, Concept& item) {
+    constexpr int max_extra_nodes = 10'000;
+    for (const auto& entry : root) {
+      if (!entry.first.IsScalar()) {
+        reader.warn(entry.first, "a frontmatter key is not a plain string; it was ignored");
+        continue;
+      }
+      const std::string& key = entry.first.Scalar();
+      if (std::size_t slot = slot_of(key); slot < values_.size()) {
+        values_[slot].emplace(entry.second);  // not `=`: assigning a YAML::Node writes through to its node
+        if (key != "usage_window") continue;  // checked, and also kept as written
+      }
+      int budget = max_extra_nodes;
+      if (within_node_budget(entry.second, budget))
+        item.extra[key] = YAML::Dump(entry.second);
+      else
+        reader.warn(entry.second, fmt::format("`{}` expands to more than {} YAML nodes (aliases?); it was not "
+                                              "kept",
+                                              key, max_extra_nodes));
+    }
+  }
+
+  // The value of a known key (or usage_window); an undefined node (false)
+  // when it is absent.
+  const YAML::Node& get(std::string_view key) const {
+    const std::optional<YAML::Node>& value = values_.at(slot_of(key));
+    return value ? *value : absent_;
+  }
+
+ private:
+  static std::size_t slot_of(std::string_view key) {
+    const auto& known = known_keys();
+    if (key == "usage_window") return known.size();
+    auto it = std::find(known.begin(), known.end(), key);
+    return it == known.end() ? std::string_view::npos : static_cast<std::size_t>(it - known.begin());
+  }
+
+  std::vector<std::optional<YAML::Node>> values_ = std::vector<std::optional<YAML::Node>>(known_keys().size() + 1);
+  YAML::Node absent_{YAML::NodeType::Undefined};
+};
+
+// One stream per thread: constructing a stringstream (and its locale) per file
+// cost more than parsing a two-key frontmatter.
+YAML::Node load_yaml(std::string_view yaml) {
+  thread_local std::istringstream stream;
+  stream.clear();
+  stream.str(std::string(yaml));
+  return YAML::Load(stream);
+}
+
 FrontmatterOutcome read_fields(std::string_view yaml, int yaml_line, Profile profile, Concept& item,
                                std::vector<RawLink>& links, std::vector<Diagnostic>& diagnostics) {
   Reader reader(yaml_line, item, diagnostics);
   Severity fatal = profile == Profile::okf ? Severity::error : Severity::warning;
   std::string_view consequence =
       profile == Profile::okf ? "; the file was skipped" : "; the file was loaded as plain markdown";
-  YAML::Node root;
+  YAML::Node loaded;
   try {
-    root = YAML::Load(std::string(yaml));
+    loaded = load_yaml(yaml);
   } catch (const YAML::Exception& e) {
     reader.report(fatal, yaml_line + std::max(0, e.mark.line),
                   fmt::format("invalid YAML in frontmatter: {}{}", e.msg, consequence));
     return FrontmatterOutcome::skip;
   }
+  // Looked up through a const reference: yaml-cpp's non-const operator[]
+  // inserts a node for every missing key, which made lookups the main cost.
+  const YAML::Node& root = loaded;
   if (!root.IsMap()) {
     if (root.IsNull() && profile == Profile::repo) return FrontmatterOutcome::loaded;
     reader.report(fatal, yaml_line,
@@ -349,47 +403,31 @@ FrontmatterOutcome read_fields(std::string_view yaml, int yaml_line, Profile pro
     return FrontmatterOutcome::skip;
   }
   item.frontmatter_yaml = std::string(yaml);
-  if (std::string problem = check_type(root["type"]); !problem.empty()) {
+  KnownFields fields(reader, root, item);
+  const YAML::Node& type = fields.get("type");
+  if (std::string problem = check_type(type); !problem.empty()) {
     if (profile == Profile::okf) {
-      reader.report(Severity::error, root["type"] ? reader.line_of(root["type"]) : yaml_line,
-                    problem + "; the file was skipped");
+      reader.report(Severity::error, type ? reader.line_of(type) : yaml_line, problem + "; the file was skipped");
       return FrontmatterOutcome::skip;
     }
   } else {
-    item.type = root["type"].Scalar();
+    item.type = type.Scalar();
   }
-  item.title = reader.text(root["title"], "title");
-  item.description = reader.text(root["description"], "description");
-  item.resource = reader.text(root["resource"], "resource");
-  read_tags(reader, root["tags"], item);
-  read_status(reader, root["status"], item);
-  item.stale_after = reader.timestamp(root["stale_after"], "stale_after");
-  read_generated(reader, root["generated"], item);
-  if (item.generated_at.empty()) item.generated_at = reader.timestamp(root["timestamp"], "timestamp");
-  read_verified(reader, root["verified"], item);
-  read_sources(reader, root["sources"], item);
-  if (const YAML::Node window = root["usage_window"]; window && window.IsMap()) {
+  item.title = reader.text(fields.get("title"), "title");
+  item.description = reader.text(fields.get("description"), "description");
+  item.resource = reader.text(fields.get("resource"), "resource");
+  read_tags(reader, fields.get("tags"), item);
+  read_status(reader, fields.get("status"), item);
+  item.stale_after = reader.timestamp(fields.get("stale_after"), "stale_after");
+  read_generated(reader, fields.get("generated"), item);
+  if (item.generated_at.empty()) item.generated_at = reader.timestamp(fields.get("timestamp"), "timestamp");
+  read_verified(reader, fields.get("verified"), item);
+  read_sources(reader, fields.get("sources"), item);
+  if (const YAML::Node& window = fields.get("usage_window"); window && window.IsMap()) {
     reader.timestamp(window["from"], "usage_window.from");
     reader.timestamp(window["to"], "usage_window.to");
   }
-  read_links(reader, root["links"], links);
-  constexpr int max_extra_nodes = 10'000;
-  for (const auto& entry : root) {
-    if (!entry.first.IsScalar()) {
-      reader.warn(entry.first, "a frontmatter key is not a plain string; it was ignored");
-      continue;
-    }
-    const std::string& key = entry.first.Scalar();
-    if (is_known(key)) continue;
-    int budget = max_extra_nodes;
-    if (within_node_budget(entry.second, budget)) {
-      item.extra[key] = YAML::Dump(entry.second);
-    } else {
-      reader.warn(entry.second, fmt::format("`{}` expands to more than {} YAML nodes (aliases?); it was not "
-                                            "kept",
-                                            key, max_extra_nodes));
-    }
-  }
+  read_links(reader, fields.get("links"), links);
   return FrontmatterOutcome::loaded;
 }
 
