@@ -2,10 +2,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <deque>
+#include <dirent.h>
 #include <fcntl.h>
-#include <unistd.h>
+#include <sys/stat.h>
 #include <thread>
+#include <unistd.h>
 #include <unordered_map>
 
 #include <fmt/chrono.h>
@@ -28,28 +32,58 @@ bool is_within(const fs::path& path, const fs::path& root) {
   return root_end == root.end();
 }
 
-// Collects the markdown files of a bundle in sorted order. Hidden entries are
-// skipped; symlinks are followed only when they stay inside the root.
-// Directory descriptors the walk opened, so files are opened with openat() and
-// the kernel does not resolve the full path again for every file.
+// Directories the walk opened. They stay open for the whole load, so files
+// are opened relative to them (openat) and the kernel does not resolve the
+// full path again for every file.
 class DirectoryHandles {
  public:
   DirectoryHandles() = default;
   DirectoryHandles(const DirectoryHandles&) = delete;
   DirectoryHandles& operator=(const DirectoryHandles&) = delete;
   ~DirectoryHandles() {
-    for (int fd : fds_) ::close(fd);
+    for (DIR* dir : dirs_) ::closedir(dir);
   }
-  int open(const fs::path& directory) {
+  DIR* open(const fs::path& directory) {
     int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) fds_.push_back(fd);
-    return fd;
+    DIR* dir = fd >= 0 ? ::fdopendir(fd) : nullptr;
+    if (fd >= 0 && !dir) ::close(fd);
+    if (dir) dirs_.push_back(dir);
+    return dir;
   }
 
  private:
-  std::vector<int> fds_;
+  std::vector<DIR*> dirs_;
 };
 
+enum class EntryType { file, directory, symlink, other };
+
+struct DirectoryEntry {
+  std::string name;
+  EntryType type;
+};
+
+EntryType entry_type(unsigned char d_type) {
+  switch (d_type) {
+    case DT_REG: return EntryType::file;
+    case DT_DIR: return EntryType::directory;
+    case DT_LNK: return EntryType::symlink;
+    default: return EntryType::other;
+  }
+}
+
+// The type of an entry whose file system gave none in readdir (DT_UNKNOWN).
+EntryType stat_type(int directory_fd, const char* name) {
+  struct stat info {};
+  if (::fstatat(directory_fd, name, &info, AT_SYMLINK_NOFOLLOW) != 0) return EntryType::other;
+  if (S_ISREG(info.st_mode)) return EntryType::file;
+  if (S_ISDIR(info.st_mode)) return EntryType::directory;
+  if (S_ISLNK(info.st_mode)) return EntryType::symlink;
+  return EntryType::other;
+}
+
+// Collects the markdown files of a bundle in sorted order. Hidden entries are
+// skipped; symlinks are followed only when they stay inside the root.
+// readdir gives each entry's type, so plain files and directories cost no stat.
 class Walker {
  public:
   Walker(const fs::path& root, const LoadOptions& options, DirectoryHandles& handles,
@@ -64,54 +98,61 @@ class Walker {
 
  private:
   void walk(const fs::path& directory, const std::string& relative) {
-    std::error_code error;
-    std::vector<std::pair<std::string, fs::directory_entry>> entries;
-    for (fs::directory_iterator it(directory, error), end; !error && it != end; it.increment(error))
-      entries.emplace_back(it->path().filename().string(), *it);
-    if (error) {
+    errno = 0;
+    DIR* dir = handles_.open(directory);
+    if (!dir) {
       diagnostics_.push_back({Severity::error, relative, 0,
-                              fmt::format("cannot list the directory: {}; check its permissions", error.message())});
+                              fmt::format("cannot list the directory: {}; check its permissions", std::strerror(errno))});
       return;
     }
-    std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    int directory_fd = handles_.open(directory);
-    for (const auto& [name, entry] : entries) visit(name, entry, relative, directory_fd);
+    int directory_fd = ::dirfd(dir);
+    std::vector<DirectoryEntry> entries;
+    errno = 0;
+    while (const dirent* entry = ::readdir(dir)) {
+      if (entry->d_name[0] == '.') continue;  // hidden, "." and ".."
+      EntryType type = entry->d_type == DT_UNKNOWN ? stat_type(directory_fd, entry->d_name) : entry_type(entry->d_type);
+      entries.push_back({entry->d_name, type});
+    }
+    if (errno != 0)
+      diagnostics_.push_back({Severity::error, relative, 0,
+                              fmt::format("cannot list the whole directory: {}; check the disk", std::strerror(errno))});
+    std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    for (const DirectoryEntry& entry : entries) visit(entry, directory, relative, directory_fd);
   }
 
-  void visit(const std::string& name, const fs::directory_entry& entry, const std::string& parent, int directory_fd) {
-    if (name.starts_with(".")) return;
+  void visit(const DirectoryEntry& entry, const fs::path& directory, const std::string& parent, int directory_fd) {
+    const std::string& name = entry.name;
     std::string relative = parent.empty() ? name : parent + "/" + name;
-    std::error_code error;
-    bool linked = entry.is_symlink(error);
-    fs::path real;
-    if (linked) {
-      real = fs::canonical(entry.path(), error);
-      if (error) {
-        if (name.ends_with(".md"))
-          diagnostics_.push_back({Severity::warning, relative, 0, "broken symbolic link; remove it or fix its target"});
-        return;
-      }
-      if (!is_within(real, root_)) {
-        diagnostics_.push_back({Severity::error, relative, 0,
-                                "symbolic link points outside the bundle root; it was not followed (copy the "
-                                "target into the bundle instead)"});
-        return;
-      }
-    }
-    // For plain entries the type comes from readdir (d_type): no stat per file.
-    bool directory = linked ? fs::is_directory(real, error) : entry.is_directory(error);
-    if (directory) {
-      fs::path target = linked ? real : entry.path();
+    if (entry.type == EntryType::symlink) {
+      visit_link(name, directory / name, relative);
+    } else if (entry.type == EntryType::directory) {
+      fs::path target = directory / name;
       if (visited_.insert(target.string()).second) walk(target, relative);
+    } else if (entry.type == EntryType::file && name.ends_with(".md")) {
+      add_file(relative, FileTask{relative, FileLocation{directory_fd, name, {}}, FileKind::concept_file});
+    }
+  }
+
+  void visit_link(const std::string& name, const fs::path& path, const std::string& relative) {
+    std::error_code error;
+    fs::path real = fs::canonical(path, error);
+    if (error) {
+      if (name.ends_with(".md"))
+        diagnostics_.push_back({Severity::warning, relative, 0, "broken symbolic link; remove it or fix its target"});
       return;
     }
-    if (!name.ends_with(".md")) return;
-    bool regular = linked ? fs::is_regular_file(real, error) : entry.is_regular_file(error);
-    if (!regular) return;
-    if (linked)
-      add_file(relative, FileTask{relative, real, FileKind::concept_file, -1, {}});
-    else
-      add_file(relative, FileTask{relative, {}, FileKind::concept_file, directory_fd, name});
+    if (!is_within(real, root_)) {
+      diagnostics_.push_back({Severity::error, relative, 0,
+                              "symbolic link points outside the bundle root; it was not followed (copy the "
+                              "target into the bundle instead)"});
+      return;
+    }
+    if (fs::is_directory(real, error)) {
+      if (visited_.insert(real.string()).second) walk(real, relative);
+      return;
+    }
+    if (name.ends_with(".md") && fs::is_regular_file(real, error))
+      add_file(relative, FileTask{relative, FileLocation{-1, {}, real}, FileKind::concept_file});
   }
 
   // In the repo profile index.md and log.md are ordinary pages: a documentation
@@ -145,6 +186,9 @@ class Walker {
   bool stopped_ = false;
 };
 
+// Setting up a ring per thread costs more than it saves on a few files.
+constexpr std::size_t min_files_for_io_uring = 256;
+
 // Parses every task on `threads` threads; results land at the task's index,
 // so the outcome does not depend on scheduling.
 std::vector<ParsedFile> parse_all(const std::vector<FileTask>& tasks, const LoadOptions& options) {
@@ -154,9 +198,16 @@ std::vector<ParsedFile> parse_all(const std::vector<FileTask>& tasks, const Load
   constexpr std::size_t chunk = 32;
   std::atomic<std::size_t> next{0};
   auto work = [&] {
-    for (std::size_t begin; (begin = next.fetch_add(chunk)) < tasks.size();)
-      for (std::size_t i = begin; i < std::min(tasks.size(), begin + chunk); ++i)
-        results[i] = detail::parse_file(tasks[i], options);
+    BatchReader reader(chunk, options.io_uring && tasks.size() >= min_files_for_io_uring);
+    std::vector<const FileLocation*> batch;
+    for (std::size_t begin; (begin = next.fetch_add(chunk)) < tasks.size();) {
+      std::size_t end = std::min(tasks.size(), begin + chunk);
+      batch.clear();
+      for (std::size_t i = begin; i < end; ++i) batch.push_back(&tasks[i].location);
+      std::vector<FileContent> contents = reader.read(batch, options.max_file_bytes);
+      for (std::size_t i = begin; i < end; ++i)
+        results[i] = detail::parse_file(tasks[i], options, std::move(contents[i - begin]));
+    }
   };
   std::vector<std::jthread> pool;
   for (unsigned i = 1; i < threads; ++i) pool.emplace_back(work);
@@ -164,9 +215,11 @@ std::vector<ParsedFile> parse_all(const std::vector<FileTask>& tasks, const Load
   return results;
 }
 
-void add_ancestors(std::set<std::string>& directories, std::string_view path) {
-  std::string_view dir = parent_dir(path);
-  while (directories.insert(std::string(dir)).second && !dir.empty()) dir = parent_dir(dir);
+void add_ancestors(std::set<std::string, std::less<>>& directories, std::string_view path) {
+  for (std::string_view dir = parent_dir(path); !directories.contains(dir); dir = parent_dir(dir)) {
+    directories.emplace(dir);
+    if (dir.empty()) break;
+  }
 }
 
 void sort_diagnostics(std::vector<Diagnostic>& diagnostics) {
@@ -181,7 +234,7 @@ std::string lower(std::string_view text) {
   return out;
 }
 
-void check_clashes(const std::vector<Concept>& concepts, const std::set<std::string>& directories,
+void check_clashes(const std::vector<Concept>& concepts, const std::set<std::string, std::less<>>& directories,
                    std::vector<Diagnostic>& diagnostics) {
   std::unordered_map<std::string, const Concept*> folded;
   for (const Concept& item : concepts) {
@@ -258,8 +311,8 @@ Bundle Bundle::load(const fs::path& root, const LoadOptions& options) {
   std::vector<FileTask> tasks = Walker(impl.root, options, handles, impl.load_diagnostics).run();
   std::vector<ParsedFile> files = parse_all(tasks, options);
   impl.directories.insert("");
-  std::vector<detail::ParsedConcept> parsed;
-  parsed.reserve(files.size());
+  std::vector<std::size_t> loaded;  // files that became concepts
+  loaded.reserve(files.size());
   bool over_budget = false;
   std::size_t read_bytes = 0;
   for (ParsedFile& file : files) {
@@ -281,7 +334,7 @@ Bundle Bundle::load(const fs::path& root, const LoadOptions& options) {
     add_ancestors(impl.directories, file.path);
     if (file.kind == FileKind::concept_file) {
       impl.total_bytes += file.parsed.item.bytes;
-      parsed.push_back(std::move(file.parsed));
+      loaded.push_back(static_cast<std::size_t>(&file - files.data()));
     } else if (file.kind == FileKind::index) {
       impl.index_texts[std::string(parent_dir(file.path))] = std::move(file.text);
     } else {
@@ -289,16 +342,14 @@ Bundle Bundle::load(const fs::path& root, const LoadOptions& options) {
     }
   }
   // Sort a permutation, then move each concept once: Concept is large.
-  std::vector<std::size_t> order(parsed.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&parsed](std::size_t a, std::size_t b) { return parsed[a].item.id < parsed[b].item.id; });
+  std::sort(loaded.begin(), loaded.end(),
+            [&files](std::size_t a, std::size_t b) { return files[a].parsed.item.id < files[b].parsed.item.id; });
   std::sort(impl.logs.begin(), impl.logs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  impl.concepts.reserve(parsed.size());
-  impl.raw_links.reserve(parsed.size());
-  for (std::size_t i : order) {
-    impl.concepts.push_back(std::move(parsed[i].item));
-    impl.raw_links.push_back(std::move(parsed[i].raw_links));
+  impl.concepts.reserve(loaded.size());
+  impl.raw_links.reserve(loaded.size());
+  for (std::size_t i : loaded) {
+    impl.concepts.push_back(std::move(files[i].parsed.item));
+    impl.raw_links.push_back(std::move(files[i].parsed.raw_links));
   }
   impl.finalize();
   return bundle;

@@ -39,6 +39,7 @@ struct LoadOptions {
   std::size_t max_files = 1'000'000;              // repo guardrail
   std::size_t max_total_bytes = 4ULL * 1024 * 1024 * 1024;  // repo guardrail
   unsigned threads = 0;                           // 0 = hardware concurrency
+  bool io_uring = true;  // batch file reads through io_uring when the kernel allows it
 };
 
 enum class Status { stable, draft, deprecated };

@@ -1,9 +1,4 @@
 // Reading one bundle file: bytes, encoding checks, frontmatter, body.
-#include <fcntl.h>
-#include <cerrno>
-#include <cstring>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <utf8proc.h>
 #include <yaml-cpp/yaml.h>
 
@@ -17,48 +12,6 @@ namespace okfbench::retrieval::detail {
 namespace {
 
 constexpr std::size_t max_repo_description = 300;
-
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
-// Reads the whole file; "" with an error message on failure.
-std::string read_all(const FileTask& task, std::size_t max_bytes, std::string& error) {
-  FileDescriptor fd(task.directory_fd >= 0 ? ::openat(task.directory_fd, task.name.c_str(), O_RDONLY | O_CLOEXEC)
-                                           : ::open(task.absolute.c_str(), O_RDONLY | O_CLOEXEC));
-  struct stat info {};
-  if (fd.get() < 0 || ::fstat(fd.get(), &info) != 0) {
-    error = fmt::format("cannot read the file ({}); check its permissions", std::strerror(errno));
-    return {};
-  }
-  auto size = static_cast<std::size_t>(info.st_size);
-  if (size > max_bytes) {
-    error = fmt::format("file is {} bytes, over the limit of {} bytes; it was skipped (raise "
-                        "--max-file-bytes to load it)",
-                        size, max_bytes);
-    return {};
-  }
-  std::string content(size, '\0');
-  std::size_t done = 0;
-  while (done < size) {
-    ssize_t got = ::read(fd.get(), content.data() + done, size - done);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    done += static_cast<std::size_t>(got);
-  }
-  content.resize(done);
-  return content;
-}
 
 int line_of_offset(std::string_view text, std::size_t offset) {
   int line = 1;
@@ -208,16 +161,15 @@ void parse_index(std::string_view text, ParsedFile& file) {
 
 namespace {
 
-ParsedFile parse_checked(const FileTask& task, const LoadOptions& options) {
+ParsedFile parse_checked(const FileTask& task, const LoadOptions& options, FileContent read) {
   ParsedFile file;
   file.kind = task.kind;
   file.path = task.path;
-  std::string error;
-  std::string content = read_all(task, options.max_file_bytes, error);
-  if (!error.empty()) {
-    file.diagnostics.push_back({Severity::error, file.path, 0, std::move(error)});
+  if (!read.error.empty()) {
+    file.diagnostics.push_back({Severity::error, file.path, 0, std::move(read.error)});
     return file;
   }
+  std::string& content = read.bytes;
   file.parsed.item.bytes = content.size();
   if (content.empty() && task.kind == FileKind::concept_file) {
     Severity severity = options.profile == Profile::okf ? Severity::error : Severity::warning;
@@ -251,9 +203,9 @@ ParsedFile parse_checked(const FileTask& task, const LoadOptions& options) {
 
 }  // namespace
 
-ParsedFile parse_file(const FileTask& task, const LoadOptions& options) {
+ParsedFile parse_file(const FileTask& task, const LoadOptions& options, FileContent content) {
   try {
-    return parse_checked(task, options);
+    return parse_checked(task, options, std::move(content));
   } catch (const std::exception& e) {  // last line of defence: loading never throws for content
     ParsedFile file;
     file.kind = task.kind;
@@ -262,6 +214,10 @@ ParsedFile parse_file(const FileTask& task, const LoadOptions& options) {
         {Severity::error, task.path, 0, fmt::format("cannot load the file: {}; the file was skipped", e.what())});
     return file;
   }
+}
+
+ParsedFile read_and_parse(const FileTask& task, const LoadOptions& options) {
+  return parse_file(task, options, read_whole_file(task.location, options.max_file_bytes));
 }
 
 }  // namespace okfbench::retrieval::detail

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "retrieval/bundle.hpp"
+#include "retrieval/file_reader.hpp"
 #include "retrieval/links.hpp"
 
 namespace okfbench::retrieval::detail {
@@ -16,10 +17,8 @@ enum class FileKind { concept_file, index, log };
 // One markdown file found by the walk, read and parsed later in parallel.
 struct FileTask {
   std::string path;  // bundle-relative
-  std::filesystem::path absolute;  // used when directory_fd < 0
+  FileLocation location;
   FileKind kind = FileKind::concept_file;
-  int directory_fd = -1;  // open directory holding the file; `name` is relative to it
-  std::string name;
 };
 
 struct StoredLogEntry {
@@ -43,7 +42,11 @@ struct ParsedFile {
   std::vector<Diagnostic> diagnostics;
 };
 
-ParsedFile parse_file(const FileTask& task, const LoadOptions& options);
+// Parses one file from its bytes (or reports the read error in `content`).
+ParsedFile parse_file(const FileTask& task, const LoadOptions& options, FileContent content);
+
+// Reads one file with plain system calls, then parses it.
+ParsedFile read_and_parse(const FileTask& task, const LoadOptions& options);
 
 // Reads the entries of a log.md body; `first_line` is its first file line.
 std::vector<StoredLogEntry> parse_log(std::string_view body, int first_line, const std::string& path,
@@ -60,7 +63,7 @@ struct Bundle::Impl {
   std::vector<std::vector<RawLink>> raw_links;    // parallel to concepts
   std::vector<Diagnostic> load_diagnostics;       // walk and per-file problems
   std::vector<Diagnostic> diagnostics;            // load_diagnostics + link problems, sorted
-  std::set<std::string> directories;              // every directory with markdown below it ("" = root)
+  std::set<std::string, std::less<>> directories;           // every directory with markdown below it ("" = root)
   std::map<std::string, std::string> index_texts;  // directory -> index.md body
   std::vector<std::pair<std::string, std::vector<detail::StoredLogEntry>>> logs;  // scope -> entries
   std::vector<std::vector<std::pair<std::size_t, std::size_t>>> backlinks;  // target -> (source, link)

@@ -159,8 +159,8 @@ std::optional<std::string> Bundle::remember(const RememberRequest& request) {
     return failed;
   }
 
-  detail::ParsedFile file = detail::parse_file({*id + ".md", target, detail::FileKind::concept_file, -1, {}}, impl.options);
-  detail::ParsedFile log = detail::parse_file({"log.md", log_path, detail::FileKind::log, -1, {}}, impl.options);
+  detail::ParsedFile file = detail::read_and_parse({*id + ".md", {-1, {}, target}, detail::FileKind::concept_file}, impl.options);
+  detail::ParsedFile log = detail::read_and_parse({"log.md", {-1, {}, log_path}, detail::FileKind::log}, impl.options);
   if (!file.loaded) return fmt::format("wrote `{}.md` but could not read it back", *id);
   std::size_t at = static_cast<std::size_t>(
       std::lower_bound(impl.concepts.begin(), impl.concepts.end(), *id,

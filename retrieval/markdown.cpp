@@ -2,27 +2,39 @@
 
 #include <cmark-gfm.h>
 
+#include <cstdint>
+#include <cstdlib>
 #include <memory>
+
+#include "retrieval/arena.hpp"
 
 namespace okfbench::retrieval {
 namespace {
 
-struct ParserDeleter {
-  void operator()(cmark_parser* parser) const { cmark_parser_free(parser); }
-};
-struct NodeDeleter {
-  void operator()(cmark_node* node) const { cmark_node_free(node); }
-};
 struct IterDeleter {
   void operator()(cmark_iter* iter) const { cmark_iter_free(iter); }
 };
 
-// One parser per thread: cmark_parser_finish() resets it for the next document,
-// which saves an allocation of the parser state per file.
-cmark_parser* thread_parser() {
-  thread_local std::unique_ptr<cmark_parser, ParserDeleter> parser{cmark_parser_new(CMARK_OPT_FOOTNOTES)};
-  return parser.get();
+// cmark-gfm's allocator hooks take no context, so the arena is per thread.
+thread_local Arena parse_arena;
+
+void* arena_calloc(std::size_t count, std::size_t size) {
+  if (size != 0 && count > SIZE_MAX / size) std::abort();  // as cmark's own calloc would fail
+  return parse_arena.allocate_zeroed(count * size);
 }
+void* arena_realloc(void* block, std::size_t size) { return parse_arena.resize(block, size); }
+void arena_free(void*) {}  // everything goes at once when the document is done
+
+cmark_mem arena_memory{arena_calloc, arena_realloc, arena_free};
+
+// Clears the thread's arena when a document's parse and scan are over; the
+// parser and its tree live in it, so neither is freed node by node.
+struct ArenaScope {
+  ArenaScope() = default;
+  ArenaScope(const ArenaScope&) = delete;
+  ArenaScope& operator=(const ArenaScope&) = delete;
+  ~ArenaScope() { parse_arena.clear(); }
+};
 
 // Deeply nested input ("> > > ..." thousands of times) must not exhaust the
 // stack; text below this depth is left out of titles and snippets.
@@ -171,10 +183,11 @@ class Scanner {
 }  // namespace
 
 MarkdownScan scan_markdown(std::string_view body, int first_line) {
-  cmark_parser* parser = thread_parser();
+  ArenaScope scope;
+  cmark_parser* parser = cmark_parser_new_with_mem(CMARK_OPT_FOOTNOTES, &arena_memory);
   cmark_parser_feed(parser, body.data(), body.size());
-  std::unique_ptr<cmark_node, NodeDeleter> document{cmark_parser_finish(parser)};
-  return Scanner(body, first_line).run(document.get());
+  cmark_node* document = cmark_parser_finish(parser);
+  return Scanner(body, first_line).run(document);
 }
 
 }  // namespace okfbench::retrieval

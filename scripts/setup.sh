@@ -7,7 +7,7 @@ packages=(
   build-essential cmake pkg-config ccache git
   libyaml-cpp-dev libcmark-gfm-dev libcmark-gfm-extensions-dev nlohmann-json3-dev
   libcurl4-openssl-dev libfmt-dev libcli11-dev libutf8proc-dev libsqlite3-dev
-  libstemmer-dev libpcre2-dev libcpp-httplib-dev libssl-dev
+  libstemmer-dev libpcre2-dev libcpp-httplib-dev libssl-dev liburing-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 # The HTML report's chart libraries come from npm at build time, and its test

@@ -368,6 +368,37 @@ TEST(BundleLoad, ParallelLoadsAreIdentical) {
   EXPECT_EQ(one.broken_link_count(), 301u);  // 300 to /missing*, 1 past the last concept
 }
 
+// Over 256 files the loader reads through io_uring where the kernel allows
+// it; plain reads must give the very same bundle, big and over-limit files included.
+TEST(BundleLoad, IoUringAndPlainReadsLoadTheSameBundle) {
+  std::map<std::string, std::string> files;
+  for (int i = 0; i < 300; ++i)
+    files[fmt::format("l{}/c{}.md", i % 3, i)] =
+        concept_md(fmt::format("type: X\ntitle: C{}\n", i), fmt::format("[next](/l{}/c{}.md)\n", (i + 1) % 3, i + 1));
+  files["big.md"] = concept_md("type: X\n", std::string(100'000, 'w') + "\n[c1](/l1/c1.md)\n");
+  files["huge.md"] = concept_md("type: X\n", std::string(300'000, 'h'));
+  files["empty.md"] = "";
+  fs::path root = make_bundle("io-uring", files);
+  for (unsigned threads : {1u, 2u}) {
+    LoadOptions options{.max_file_bytes = 200'000, .threads = threads};
+    Bundle ring = Bundle::load(root, options);
+    options.io_uring = false;
+    Bundle plain = Bundle::load(root, options);
+    ASSERT_EQ(ring.concepts().size(), plain.concepts().size());
+    for (std::size_t i = 0; i < ring.concepts().size(); ++i) {
+      EXPECT_EQ(ring.concepts()[i].body, plain.concepts()[i].body);
+      EXPECT_EQ(ring.concepts()[i].links, plain.concepts()[i].links);
+    }
+    EXPECT_EQ(ring.diagnostics(), plain.diagnostics());
+    EXPECT_EQ(ring.total_bytes(), plain.total_bytes());
+  }
+  Bundle bundle = Bundle::load(root, {.max_file_bytes = 200'000});
+  EXPECT_EQ(bundle.concepts().size(), 301u);  // 300 + big; huge is over the limit, empty is an error
+  ASSERT_NE(bundle.find("big"), nullptr);
+  EXPECT_EQ(bundle.find("big")->links.size(), 1u);
+  EXPECT_EQ(bundle.diagnostics().size(), 2u);
+}
+
 TEST(BundleRepoProfile, AcceptsPlainMarkdownWithDerivedTitles) {
   fs::path root = make_bundle("repo", {
       {"tar.md", "# tar\n\n> Archiving utility.\n> More text.\n\n- Create: `tar cf x`\n"},
