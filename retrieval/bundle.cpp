@@ -1,6 +1,5 @@
 // Bundle::load: walk, parallel parse, deterministic merge; and the queries.
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -87,13 +86,13 @@ EntryType stat_type(int directory_fd, const char* name) {
 class Walker {
  public:
   Walker(const fs::path& root, const LoadOptions& options, DirectoryHandles& handles,
-         std::vector<Diagnostic>& diagnostics)
-      : root_(root), options_(options), handles_(handles), diagnostics_(diagnostics) {}  // root is canonical
+         std::vector<Diagnostic>& diagnostics, detail::ParsePipeline& files)
+      : root_(root), options_(options), handles_(handles), diagnostics_(diagnostics), files_(files) {}  // root is canonical
 
-  std::vector<FileTask> run() {
+  // Hands every markdown file to `files`, in sorted walk order.
+  void run() {
     visited_.insert(root_.string());
     walk(root_, "");
-    return std::move(tasks_);
   }
 
  private:
@@ -162,12 +161,12 @@ class Walker {
     if (options_.profile == Profile::okf && name == "index.md") task.kind = FileKind::index;
     if (options_.profile == Profile::okf && name == "log.md") task.kind = FileKind::log;
     if (task.kind == FileKind::concept_file && !within_max_files(relative)) return;
-    tasks_.push_back(std::move(task));
+    files_.add(std::move(task));
   }
 
   bool within_max_files(const std::string& relative) {
     if (stopped_) return false;
-    if (++files_ <= options_.max_files) return true;
+    if (++file_count_ <= options_.max_files) return true;
     stopped_ = true;
     diagnostics_.push_back({Severity::error, relative, 0,
                             fmt::format("the bundle has more than {} markdown files (max_files); files from here "
@@ -180,40 +179,11 @@ class Walker {
   const LoadOptions& options_;
   DirectoryHandles& handles_;
   std::vector<Diagnostic>& diagnostics_;
-  std::vector<FileTask> tasks_;
+  detail::ParsePipeline& files_;
   std::set<std::string> visited_;
-  std::size_t files_ = 0;
+  std::size_t file_count_ = 0;
   bool stopped_ = false;
 };
-
-// Setting up a ring per thread costs more than it saves on a few files.
-constexpr std::size_t min_files_for_io_uring = 256;
-
-// Parses every task on `threads` threads; results land at the task's index,
-// so the outcome does not depend on scheduling.
-std::vector<ParsedFile> parse_all(const std::vector<FileTask>& tasks, const LoadOptions& options) {
-  std::vector<ParsedFile> results(tasks.size());
-  unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-  threads = static_cast<unsigned>(std::min<std::size_t>(threads, tasks.size() / 64 + 1));
-  constexpr std::size_t chunk = 32;
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    BatchReader reader(chunk, options.io_uring && tasks.size() >= min_files_for_io_uring);
-    std::vector<const FileLocation*> batch;
-    for (std::size_t begin; (begin = next.fetch_add(chunk)) < tasks.size();) {
-      std::size_t end = std::min(tasks.size(), begin + chunk);
-      batch.clear();
-      for (std::size_t i = begin; i < end; ++i) batch.push_back(&tasks[i].location);
-      std::vector<FileContent> contents = reader.read(batch, options.max_file_bytes);
-      for (std::size_t i = begin; i < end; ++i)
-        results[i] = detail::parse_file(tasks[i], options, std::move(contents[i - begin]));
-    }
-  };
-  std::vector<std::jthread> pool;
-  for (unsigned i = 1; i < threads; ++i) pool.emplace_back(work);
-  work();
-  return results;
-}
 
 void add_ancestors(std::set<std::string, std::less<>>& directories, std::string_view path) {
   for (std::string_view dir = parent_dir(path); !directories.contains(dir); dir = parent_dir(dir)) {
@@ -308,8 +278,9 @@ Bundle Bundle::load(const fs::path& root, const LoadOptions& options) {
     throw InputError(fmt::format("{}: cannot resolve the bundle path: {}", root.string(), error.message()));
   impl.options = options;
   DirectoryHandles handles;
-  std::vector<FileTask> tasks = Walker(impl.root, options, handles, impl.load_diagnostics).run();
-  std::vector<ParsedFile> files = parse_all(tasks, options);
+  detail::ParsePipeline pipeline(options);
+  Walker(impl.root, options, handles, impl.load_diagnostics, pipeline).run();
+  std::vector<ParsedFile> files = pipeline.finish();
   impl.directories.insert("");
   std::vector<std::size_t> loaded;  // files that became concepts
   loaded.reserve(files.size());

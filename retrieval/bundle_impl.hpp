@@ -1,8 +1,12 @@
 #pragma once
 // Private to retrieval/bundle*.cpp: the state behind Bundle and the steps of
 // loading it. Not part of the contract.
+#include <condition_variable>
+#include <deque>
+#include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -44,6 +48,42 @@ struct ParsedFile {
 
 // Parses one file from its bytes (or reports the read error in `content`).
 ParsedFile parse_file(const FileTask& task, const LoadOptions& options, FileContent content);
+
+// Reads and parses the files of a load on worker threads while the walk is
+// still finding more (bundle_parse.cpp). Files go in in walk order and come
+// out in walk order, whatever the scheduling; batches of 32 are read with
+// one BatchReader call.
+class ParsePipeline {
+ public:
+  explicit ParsePipeline(const LoadOptions& options);
+  ~ParsePipeline();
+  ParsePipeline(const ParsePipeline&) = delete;
+  ParsePipeline& operator=(const ParsePipeline&) = delete;
+
+  void add(FileTask task);
+  // Parses what is left on the calling thread too; one result per file added.
+  std::vector<ParsedFile> finish();
+
+ private:
+  struct Batch {
+    std::vector<FileTask> tasks;
+    std::vector<ParsedFile> results;
+  };
+  static constexpr std::size_t batch_size = 32;
+  void hand_over();
+  Batch* take();  // waits for a batch; nullptr when the walk is done and all are taken
+  void work();
+
+  const LoadOptions& options_;
+  unsigned threads_;
+  std::vector<FileTask> pending_;  // the walk's batch being filled
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<Batch> batches_;  // guarded by mutex_
+  std::size_t next_ = 0;       // first batch no thread has taken; guarded by mutex_
+  bool walk_done_ = false;     // guarded by mutex_
+  std::vector<std::jthread> workers_;
+};
 
 // Reads one file with plain system calls, then parses it.
 ParsedFile read_and_parse(const FileTask& task, const LoadOptions& options);

@@ -40,8 +40,9 @@ std::string too_large(std::size_t size, std::size_t max_bytes) {
 }
 
 // Per-file buffer of the io_uring path. A file that fills it is read again
-// with plain calls, so its real size is known and checked.
-constexpr std::size_t slot_bytes = 64 * 1024;
+// with plain calls, so its real size is known and checked. Most concept
+// files are a few kilobytes; a small buffer keeps the reader's setup cheap.
+constexpr std::size_t slot_bytes = 16 * 1024;
 
 // What a completion belongs to: user_data = slot * 3 + step.
 enum Step : std::uint64_t { open_step = 0, read_step = 1, close_step = 2 };
@@ -80,7 +81,7 @@ FileContent read_whole_file(const FileLocation& file, std::size_t max_bytes) {
 
 struct BatchReader::Ring {
   io_uring ring{};
-  std::vector<char> buffers;
+  std::unique_ptr<char[]> buffers;  // not zeroed: the kernel writes before we read
   bool ready = false;
 
   explicit Ring(std::size_t slots) {
@@ -94,7 +95,7 @@ struct BatchReader::Ring {
       io_uring_queue_exit(&ring);
       return;
     }
-    buffers.resize(slots * slot_bytes);
+    buffers.reset(new char[slots * slot_bytes]);
     ready = true;
   }
   ~Ring() {
@@ -103,7 +104,7 @@ struct BatchReader::Ring {
   Ring(const Ring&) = delete;
   Ring& operator=(const Ring&) = delete;
 
-  char* buffer(std::size_t slot) { return buffers.data() + slot * slot_bytes; }
+  char* buffer(std::size_t slot) { return buffers.get() + slot * slot_bytes; }
 
   // Queues open -> read -> close of one file into direct descriptor `slot`.
   // Hard links run each step even when the one before failed, so the slot is

@@ -58,9 +58,16 @@ void BM_LoadTldrPages(benchmark::State& state) {
   LoadOptions options;
   options.profile = Profile::repo;
   options.threads = static_cast<unsigned>(state.range(0));
+  options.io_uring = state.range(1) != 0;
   load_and_count(state, okfbench::test::data_root() / "markdown/tldr-pages-en/pages", options);
 }
-BENCHMARK(BM_LoadTldrPages)->Arg(1)->Arg(2)->ArgName("threads")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_LoadTldrPages)
+    ->Args({1, 1})
+    ->Args({2, 1})
+    ->Args({2, 0})  // plain system calls, as when io_uring is unavailable
+    ->ArgNames({"threads", "io_uring"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_LoadDemoBundle(benchmark::State& state) {
   load_and_count(state, okfbench::test::source_dir() / "datasets/bundles/demo", LoadOptions{});

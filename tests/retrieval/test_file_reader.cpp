@@ -36,7 +36,7 @@ struct Files {
   std::vector<std::string> expected;  // bytes, or "" for files that must fail
 };
 
-// Sizes around the reader's 64 KiB buffer and the limit, an empty file, a
+// Sizes around the reader's 16 KiB buffer and the limit, an empty file, a
 // missing file, a directory and an absolute path.
 Files make_files() {
   Files files;
@@ -47,8 +47,8 @@ Files make_files() {
   };
   add("empty.md", "");
   add("small.md", "# Small\n\nText.\n");
-  add("below.md", std::string(64 * 1024 - 1, 'a'));
-  add("exact.md", std::string(64 * 1024, 'b'));
+  add("below.md", std::string(16 * 1024 - 1, 'a'));
+  add("exact.md", std::string(16 * 1024, 'b'));
   add("above.md", std::string(200'000, 'c'));
   files.locations.push_back({-1, "missing.md", {}});
   files.expected.emplace_back();
@@ -96,9 +96,9 @@ TEST(BatchReader, LimitIsExactOnBothPaths) {
   Directory directory(files.root);
   for (bool use_ring : {true, false}) {
     SCOPED_TRACE(use_ring ? "io_uring" : "plain");
-    std::vector<FileContent> at = read_all(use_ring, files.locations, directory.fd(), 64 * 1024);
-    EXPECT_EQ(at[3].bytes.size(), 64u * 1024);  // exactly at the limit: read
-    EXPECT_THAT(at[4].error, HasSubstr("file is 200000 bytes, over the limit of 65536 bytes"));
+    std::vector<FileContent> at = read_all(use_ring, files.locations, directory.fd(), 16 * 1024);
+    EXPECT_EQ(at[3].bytes.size(), 16u * 1024);  // exactly at the limit: read
+    EXPECT_THAT(at[4].error, HasSubstr("file is 200000 bytes, over the limit of 16384 bytes"));
     std::vector<FileContent> tiny = read_all(use_ring, files.locations, directory.fd(), 0);
     EXPECT_TRUE(tiny[0].error.empty());  // an empty file fits any limit
     EXPECT_THAT(tiny[1].error, HasSubstr("over the limit of 0 bytes"));

@@ -1,0 +1,81 @@
+// The parse side of Bundle::load: files are read and parsed on worker threads
+// while the walk is still finding more.
+#include <algorithm>
+#include <optional>
+
+#include "retrieval/bundle_impl.hpp"
+
+namespace okfbench::retrieval::detail {
+
+ParsePipeline::ParsePipeline(const LoadOptions& options)
+    : options_(options),
+      threads_(options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency())) {}
+
+ParsePipeline::~ParsePipeline() {
+  {
+    std::lock_guard lock(mutex_);
+    walk_done_ = true;
+  }
+  ready_.notify_all();
+}
+
+void ParsePipeline::add(FileTask task) {
+  pending_.push_back(std::move(task));
+  if (pending_.size() == batch_size) hand_over();
+}
+
+void ParsePipeline::hand_over() {
+  std::size_t queued = 0;
+  {
+    std::lock_guard lock(mutex_);
+    batches_.push_back(Batch{std::move(pending_), {}});
+    queued = batches_.size() - next_;
+  }
+  pending_.clear();
+  ready_.notify_one();
+  // A thread more only once there is work waiting for it: small bundles are
+  // parsed on the calling thread alone, without the cost of starting threads.
+  if (workers_.size() + 1 < threads_ && queued > 1) workers_.emplace_back([this] { work(); });
+}
+
+ParsePipeline::Batch* ParsePipeline::take() {
+  std::unique_lock lock(mutex_);
+  ready_.wait(lock, [this] { return next_ < batches_.size() || walk_done_; });
+  if (next_ == batches_.size()) return nullptr;
+  return &batches_[next_++];  // deque: the element stays put while the walk appends more
+}
+
+void ParsePipeline::work() {
+  std::optional<BatchReader> reader;
+  std::vector<const FileLocation*> locations;
+  while (Batch* batch = take()) {
+    // A ring costs more to set up than it saves on a handful of files.
+    if (!reader) reader.emplace(batch_size, options_.io_uring && batch->tasks.size() == batch_size);
+    locations.clear();
+    for (const FileTask& task : batch->tasks) locations.push_back(&task.location);
+    std::vector<FileContent> contents = reader->read(locations, options_.max_file_bytes);
+    batch->results.reserve(batch->tasks.size());
+    for (std::size_t i = 0; i < batch->tasks.size(); ++i)
+      batch->results.push_back(parse_file(batch->tasks[i], options_, std::move(contents[i])));
+  }
+}
+
+std::vector<ParsedFile> ParsePipeline::finish() {
+  if (!pending_.empty()) hand_over();
+  {
+    std::lock_guard lock(mutex_);
+    walk_done_ = true;
+  }
+  ready_.notify_all();
+  work();
+  for (std::jthread& worker : workers_) worker.join();
+  std::vector<ParsedFile> files;
+  std::size_t total = 0;
+  for (const Batch& batch : batches_) total += batch.results.size();
+  files.reserve(total);
+  for (Batch& batch : batches_)
+    for (ParsedFile& file : batch.results) files.push_back(std::move(file));
+  return files;
+}
+
+}  // namespace okfbench::retrieval::detail
