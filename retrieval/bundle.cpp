@@ -34,25 +34,38 @@ bool is_within(const fs::path& path, const fs::path& root) {
 // Directories the walk opened. They stay open for the whole load, so files
 // are opened relative to them (openat) and the kernel does not resolve the
 // full path again for every file.
+// At most `max_open` stay open, far below the usual limit of 1,024
+// descriptors; files in directories past that are opened by full path.
 class DirectoryHandles {
  public:
+  static constexpr std::size_t max_open = 256;
+
   DirectoryHandles() = default;
   DirectoryHandles(const DirectoryHandles&) = delete;
   DirectoryHandles& operator=(const DirectoryHandles&) = delete;
   ~DirectoryHandles() {
     for (DIR* dir : dirs_) ::closedir(dir);
   }
-  DIR* open(const fs::path& directory) {
-    int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR* dir = fd >= 0 ? ::fdopendir(fd) : nullptr;
-    if (fd >= 0 && !dir) ::close(fd);
-    if (dir) dirs_.push_back(dir);
-    return dir;
+  // The descriptor to open the directory's files with, or -1 (and `dir` closed).
+  int retain(DIR* dir) {
+    if (dirs_.size() >= max_open) {
+      ::closedir(dir);
+      return -1;
+    }
+    dirs_.push_back(dir);
+    return ::dirfd(dir);
   }
 
  private:
   std::vector<DIR*> dirs_;
 };
+
+DIR* open_directory(const fs::path& directory) {
+  int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR* dir = fd >= 0 ? ::fdopendir(fd) : nullptr;
+  if (fd >= 0 && !dir) ::close(fd);
+  return dir;
+}
 
 enum class EntryType { file, directory, symlink, other };
 
@@ -98,23 +111,23 @@ class Walker {
  private:
   void walk(const fs::path& directory, const std::string& relative) {
     errno = 0;
-    DIR* dir = handles_.open(directory);
+    DIR* dir = open_directory(directory);
     if (!dir) {
       diagnostics_.push_back({Severity::error, relative, 0,
                               fmt::format("cannot list the directory: {}; check its permissions", std::strerror(errno))});
       return;
     }
-    int directory_fd = ::dirfd(dir);
     std::vector<DirectoryEntry> entries;
     errno = 0;
     while (const dirent* entry = ::readdir(dir)) {
       if (entry->d_name[0] == '.') continue;  // hidden, "." and ".."
-      EntryType type = entry->d_type == DT_UNKNOWN ? stat_type(directory_fd, entry->d_name) : entry_type(entry->d_type);
+      EntryType type = entry->d_type == DT_UNKNOWN ? stat_type(::dirfd(dir), entry->d_name) : entry_type(entry->d_type);
       entries.push_back({entry->d_name, type});
     }
     if (errno != 0)
       diagnostics_.push_back({Severity::error, relative, 0,
                               fmt::format("cannot list the whole directory: {}; check the disk", std::strerror(errno))});
+    int directory_fd = handles_.retain(dir);
     std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
     for (const DirectoryEntry& entry : entries) visit(entry, directory, relative, directory_fd);
   }
@@ -128,7 +141,8 @@ class Walker {
       fs::path target = directory / name;
       if (visited_.insert(target.string()).second) walk(target, relative);
     } else if (entry.type == EntryType::file && name.ends_with(".md")) {
-      add_file(relative, FileTask{relative, FileLocation{directory_fd, name, {}}, FileKind::concept_file});
+      FileLocation location = directory_fd >= 0 ? FileLocation{directory_fd, name, {}} : FileLocation{-1, {}, directory / name};
+      add_file(relative, FileTask{relative, std::move(location), FileKind::concept_file});
     }
   }
 

@@ -28,9 +28,13 @@ class FileDescriptor {
   int fd_;
 };
 
+// O_NONBLOCK: a file swapped for a FIFO after the walk must not block the
+// load waiting for a writer; for regular files it changes nothing.
+constexpr int open_flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK;
+
 int open_file(const FileLocation& file) {
-  return file.directory_fd >= 0 ? ::openat(file.directory_fd, file.name.c_str(), O_RDONLY | O_CLOEXEC)
-                                : ::open(file.absolute.c_str(), O_RDONLY | O_CLOEXEC);
+  return file.directory_fd >= 0 ? ::openat(file.directory_fd, file.name.c_str(), open_flags)
+                                : ::open(file.absolute.c_str(), open_flags);
 }
 
 std::string too_large(std::size_t size, std::size_t max_bytes) {
@@ -114,6 +118,9 @@ struct BatchReader::Ring {
     io_uring_sqe* open = io_uring_get_sqe(&ring);
     int directory = file.directory_fd >= 0 ? file.directory_fd : AT_FDCWD;
     const char* path = file.directory_fd >= 0 ? file.name.c_str() : file.absolute.c_str();
+    // Without O_NONBLOCK here: io_uring would then answer -EAGAIN for reads
+    // that must wait for the disk, instead of waiting. The walk only hands
+    // over regular files.
     io_uring_prep_openat_direct(open, directory, path, O_RDONLY, 0, index);
     open->flags |= IOSQE_IO_HARDLINK;
     io_uring_sqe_set_data64(open, slot * 3 + open_step);
@@ -126,14 +133,16 @@ struct BatchReader::Ring {
     io_uring_sqe_set_data64(close, slot * 3 + close_step);
   }
 
-  // Submits what is queued and collects `expected` completions into
-  // `results` (read result per slot, or a negative errno). False when the
-  // ring itself failed; the caller then reads with plain calls.
-  bool run(std::size_t expected, std::vector<int>& open_results, std::vector<int>& read_results) {
+  // Submits the `queued` operations and collects their completions into
+  // the results (per slot: the open's and the read's result, or a negative
+  // errno). False when the ring did not take them all or failed; the caller
+  // then reads with plain calls and drops the ring with whatever it did not
+  // take. Waits only for what was submitted, so it cannot hang on the rest.
+  bool run(std::size_t queued, std::vector<int>& open_results, std::vector<int>& read_results) {
     int submitted = io_uring_submit(&ring);
     if (submitted < 0) return false;
     std::size_t seen = 0;
-    while (seen < expected) {
+    while (seen < static_cast<std::size_t>(submitted)) {
       io_uring_cqe* cqe = nullptr;
       int rc = io_uring_wait_cqe(&ring, &cqe);
       if (rc == -EINTR) continue;
@@ -150,7 +159,7 @@ struct BatchReader::Ring {
       io_uring_cq_advance(&ring, count);
       seen += count;
     }
-    return true;
+    return static_cast<std::size_t>(submitted) == queued;
   }
 };
 

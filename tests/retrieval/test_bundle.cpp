@@ -368,7 +368,22 @@ TEST(BundleLoad, ParallelLoadsAreIdentical) {
   EXPECT_EQ(one.broken_link_count(), 301u);  // 300 to /missing*, 1 past the last concept
 }
 
-// Over 256 files the loader reads through io_uring where the kernel allows
+// The walk keeps at most 256 directories open; files below the others are
+// opened by full path. Every file must load either way.
+TEST(BundleWalk, ManyDirectoriesAllLoad) {
+  std::map<std::string, std::string> files;
+  for (int i = 0; i < 400; ++i)
+    files[fmt::format("d{}/sub/c{}.md", i, i)] = concept_md("type: X\n", fmt::format("[up](/d{}/sub/c{}.md)\n", (i + 1) % 400, (i + 1) % 400));
+  fs::path root = make_bundle("many-dirs", files);
+  for (bool io_uring : {true, false}) {
+    Bundle bundle = Bundle::load(root, {.io_uring = io_uring});
+    EXPECT_EQ(bundle.concepts().size(), 400u);
+    EXPECT_TRUE(bundle.diagnostics().empty()) << bundle.diagnostics().front().message;
+    EXPECT_EQ(bundle.broken_link_count(), 0u);
+  }
+}
+
+// Full batches of 32 files are read through io_uring where the kernel allows
 // it; plain reads must give the very same bundle, big and over-limit files included.
 TEST(BundleLoad, IoUringAndPlainReadsLoadTheSameBundle) {
   std::map<std::string, std::string> files;
