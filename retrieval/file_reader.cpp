@@ -139,8 +139,10 @@ struct BatchReader::Ring {
   // then reads with plain calls and drops the ring with whatever it did not
   // take. Waits only for what was submitted, so it cannot hang on the rest.
   bool run(std::size_t queued, std::vector<int>& open_results, std::vector<int>& read_results) {
-    int submitted = io_uring_submit(&ring);
-    if (submitted < 0) return false;
+    // One system call submits the batch and waits for all of it; the loop
+    // below only waits again after a signal cut the wait short.
+    int submitted = io_uring_submit_and_wait(&ring, static_cast<unsigned>(queued));
+    if (submitted < 0) return false;  // the kernel reports an error only when it took nothing
     std::size_t seen = 0;
     while (seen < static_cast<std::size_t>(submitted)) {
       io_uring_cqe* cqe = nullptr;
