@@ -16,6 +16,7 @@ void add_eval_command(CLI::App& app, Action& action);
 void add_trec_eval_command(CLI::App& app, Action& action);
 
 void add_report_command(CLI::App& app, Action& action);
+void add_merge_command(CLI::App& app, Action& action);
 void add_compare_command(CLI::App& app, Action& action);
 void add_tune_command(CLI::App& app, Action& action);
 void add_bundle_commands(CLI::App& app, Action& action);  // validate, browse, open, neighbors, history
@@ -32,6 +33,7 @@ void add_all_commands(CLI::App& app, Action& action) {
   add_eval_command(app, action);
   add_trec_eval_command(app, action);
   add_report_command(app, action);
+  add_merge_command(app, action);
   add_compare_command(app, action);
   add_tune_command(app, action);
   add_bundle_commands(app, action);

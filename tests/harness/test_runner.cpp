@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "harness/spec.hpp"
+#include "tests/harness/run_fixture.hpp"
 #include "harness/store.hpp"
 #include "reports/record.hpp"
 #include "retrieval/error.hpp"
@@ -88,33 +89,6 @@ TEST(ResultStore, RepairsAJsonlFileCutByAKill) {
 }
 
 // A small experiment over a generated bundle, its cache inside the test folder.
-fs::path write_spec(const fs::path& dir, std::size_t concepts, std::size_t questions, const std::string& extra = "") {
-  const fs::path spec = dir / "spec.yaml";
-  test::write_file(spec, fmt::format(R"(name: small
-seed: 3
-concurrency: 2
-cache_dir: {}
-bundles:
-  - generate: {{concepts: {}, questions: {}}}
-paths:
-  context: {{budget_tokens: [300, 1000], k: 3, hops: 1}}
-  agent:
-    tools: [[search, open], [browse, search, open, follow, history, remember]]
-    max_turns: 6
-models: [sim]
-cache_models: [openai]
-{})",
-                                     (dir / "cache").string(), concepts, questions, extra));
-  return spec;
-}
-
-RunOptions quiet(const fs::path& out) {
-  RunOptions o;
-  o.out_dir = out;
-  o.progress = Progress::quiet;
-  return o;
-}
-
 TEST(Runner, RunsEveryTrialStoresItAndResumesWithoutRepeating) {
   const fs::path dir = test::fresh_dir("runner-run");
   const ExperimentSpec spec = load_spec(write_spec(dir, 40, 4));

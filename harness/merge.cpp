@@ -1,0 +1,66 @@
+#include "harness/merge.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+
+#include "harness/store.hpp"
+#include "reports/pricing.hpp"
+#include "reports/record.hpp"
+#include "reports/report_files.hpp"
+#include "reports/summary.hpp"
+#include "retrieval/error.hpp"
+
+namespace okfbench::harness {
+namespace fs = std::filesystem;
+
+namespace {
+
+// All folders hold one spec; checked before anything is written.
+void check_same_spec(const std::vector<fs::path>& folders, const std::vector<reports::StoredRun>& runs) {
+  for (std::size_t i = 1; i < runs.size(); ++i) {
+    if (runs[i].manifest.spec_hash == runs[0].manifest.spec_hash) continue;
+    throw InputError(fmt::format("{} holds a run of spec {} but {} holds spec {}; merge only the shards of one "
+                                 "spec (same spec file and --set values)",
+                                 folders[i].string(), runs[i].manifest.spec_hash, folders[0].string(),
+                                 runs[0].manifest.spec_hash));
+  }
+}
+
+}  // namespace
+
+MergeResult merge_runs(const std::vector<fs::path>& shards, const fs::path& out) {
+  if (shards.empty()) throw UsageError("merge needs at least one run folder to read");
+  std::vector<fs::path> folders = shards;
+  std::vector<reports::StoredRun> runs;
+  for (const fs::path& folder : shards) runs.push_back(reports::read_run_dir(folder));
+  if (fs::exists(out / "manifest.json")) {
+    folders.push_back(out);
+    runs.push_back(reports::StoredRun{reports::read_manifest(out / "manifest.json"), {}});
+  }
+  check_same_spec(folders, runs);
+
+  MergeResult result;
+  result.folders = shards.size();
+  ResultStore store = ResultStore::open(out);
+  if (!fs::exists(out / "manifest.json"))
+    reports::write_text_atomically(out / "manifest.json", reports::manifest_to_json_text(runs[0].manifest));
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    for (const reports::TrialRecord& record : runs[i].records) {
+      ++result.read;
+      if (store.add(record))
+        ++result.added;
+      else
+        ++result.already_stored;
+    }
+  }
+  const std::vector<reports::TrialRecord> records = store.records();
+  result.total = records.size();
+  const reports::PricingTable pricing = reports::PricingTable::load_default();
+  const std::array formats = {reports::ReportFormat::markdown, reports::ReportFormat::json};
+  reports::write_report_files(runs[0].manifest, records, pricing, formats, out);
+  result.headline = reports::headline_markdown(reports::summarize(records, pricing));
+  return result;
+}
+
+}  // namespace okfbench::harness

@@ -1,0 +1,102 @@
+// merge_runs and `okfbench merge`: shards of one spec become one run folder.
+#include "harness/merge.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "harness/runner.hpp"
+#include "harness/spec.hpp"
+#include "reports/record.hpp"
+#include "retrieval/error.hpp"
+#include "tests/harness/run_fixture.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace okfbench::harness {
+namespace {
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+std::map<std::string, reports::TrialRecord> by_key(const fs::path& run_dir) {
+  std::map<std::string, reports::TrialRecord> out;
+  for (reports::TrialRecord& r : reports::read_run_dir(run_dir).records) {
+    r.timings = {};
+    out[r.trial_key] = r;
+  }
+  return out;
+}
+
+struct ShardedRun {
+  fs::path dir = test::fresh_dir("merge");
+  ExperimentSpec spec = load_spec(write_spec(dir, 30, 3));
+  ShardedRun() {
+    run_experiment(spec, quiet(dir / "all"));
+    for (std::size_t k = 1; k <= 2; ++k) {
+      RunOptions options = quiet(dir / fmt::format("shard{}", k));
+      options.shard = {k, 2};
+      run_experiment(spec, options);
+    }
+  }
+};
+
+TEST(Merge, ShardsGiveTheSameRunAsOneRun) {
+  ShardedRun run;
+  MergeResult merged = merge_runs({run.dir / "shard1", run.dir / "shard2"}, run.dir / "merged");
+  EXPECT_EQ(merged.folders, 2u);
+  EXPECT_EQ(merged.read, 12u);  // 3 questions x 4 configurations
+  EXPECT_EQ(merged.added, 12u);
+  EXPECT_EQ(merged.already_stored, 0u);
+  EXPECT_EQ(merged.total, 12u);
+  EXPECT_THAT(merged.headline, HasSubstr("|"));
+  EXPECT_EQ(by_key(run.dir / "merged"), by_key(run.dir / "all"));
+  for (const char* file : {"results.sqlite", "results.jsonl", "manifest.json", "report.md", "report.json"})
+    EXPECT_TRUE(fs::exists(run.dir / "merged" / file)) << file;
+  EXPECT_EQ(reports::read_run_dir(run.dir / "merged").manifest.spec_hash, run.spec.hash);
+
+  MergeResult again = merge_runs({run.dir / "shard1", run.dir / "shard2"}, run.dir / "merged");
+  EXPECT_EQ(again.added, 0u);
+  EXPECT_EQ(again.already_stored, 12u);
+  EXPECT_EQ(again.total, 12u);
+}
+
+TEST(Merge, IntoOneOfTheShards) {
+  ShardedRun run;
+  std::size_t second = reports::read_run_dir(run.dir / "shard2").records.size();
+  MergeResult merged = merge_runs({run.dir / "shard2"}, run.dir / "shard1");
+  EXPECT_EQ(merged.added, second);
+  EXPECT_EQ(by_key(run.dir / "shard1"), by_key(run.dir / "all"));
+}
+
+TEST(Merge, RefusesShardsOfAnotherSpecAndWritesNothing) {
+  ShardedRun run;
+  const ExperimentSpec other = load_spec(run.dir / "spec.yaml", {"paths.context.budget_tokens=500"});
+  run_experiment(other, quiet(run.dir / "other"));
+  try {
+    merge_runs({run.dir / "shard1", run.dir / "other"}, run.dir / "merged");
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("merge only the shards of one spec"));
+    EXPECT_THAT(e.what(), HasSubstr("other"));
+  }
+  EXPECT_FALSE(fs::exists(run.dir / "merged"));
+  EXPECT_THROW(merge_runs({run.dir / "other"}, run.dir / "shard1"), InputError);  // DIR holds another spec
+  EXPECT_THROW(merge_runs({run.dir / "missing"}, run.dir / "merged"), InputError);
+  EXPECT_THROW(merge_runs({}, run.dir / "merged"), UsageError);
+}
+
+TEST(Merge, CommandLine) {
+  ShardedRun run;
+  test::CommandResult result = test::run_command(fmt::format("'{}' merge '{}' '{}' --out '{}'", test::okfbench_binary().string(),
+                                                             (run.dir / "shard1").string(), (run.dir / "shard2").string(),
+                                                             (run.dir / "cli").string()));
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("merged 12 trials from 2 folders"));
+  EXPECT_THAT(result.out, HasSubstr("12 added, 0 already there; 12 trials in all"));
+  test::CommandResult missing = test::run_command(fmt::format("'{}' merge '{}' --out '{}'", test::okfbench_binary().string(),
+                                                              (run.dir / "nope").string(), (run.dir / "cli2").string()));
+  EXPECT_EQ(missing.exit_code, 2);  // usage: the folder does not exist
+}
+
+}  // namespace
+}  // namespace okfbench::harness
