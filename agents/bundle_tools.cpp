@@ -177,7 +177,8 @@ std::vector<std::string> surface_tools(Surface surface) {
 }
 
 struct BundleTools::Impl {
-  Impl(Bundle& b, const ToolsOptions& o) : bundle(b), options(o), index(retrieval::SearchIndex::build(b)) {
+  Impl(Bundle& b, const ToolsOptions& o, const retrieval::SearchIndex* shared) : bundle(b), options(o), index(shared) {
+    if (!index) index = &own_index.emplace(retrieval::SearchIndex::build(b));
     now = o.now.empty() ? retrieval::now_utc() : o.now;
   }
 
@@ -201,7 +202,7 @@ struct BundleTools::Impl {
 
   std::vector<retrieval::Hit> run_search(const std::string& query, long long limit, retrieval::SearchOptions o) const {
     o.limit = retrieval::clamp_tool_limit(limit);
-    return index.search(query, o);
+    return index->search(query, o);
   }
 
   std::string search(const Args& a) const {
@@ -265,7 +266,9 @@ struct BundleTools::Impl {
     r.description = a.text("description").value_or("");
     r.links = a.strings("links");
     if (std::optional<std::string> error = bundle.remember(r)) throw ToolFailure{"remember: " + *error};
-    index = retrieval::SearchIndex::build(bundle);  // the new concept is searchable; old hits pointed into the bundle
+    // The new concept must be searchable (and old hits pointed into the
+    // bundle), so from now on the tools search an index of their own.
+    index = &own_index.emplace(retrieval::SearchIndex::build(bundle));
     return json{{"saved", r.concept_id}, {"links", r.links}}.dump();
   }
 
@@ -359,11 +362,13 @@ struct BundleTools::Impl {
 
   Bundle& bundle;
   const ToolsOptions& options;
-  retrieval::SearchIndex index;
+  std::optional<retrieval::SearchIndex> own_index;  // built here unless one was shared
+  const retrieval::SearchIndex* index;
   std::string now;
 };
 
-BundleTools::BundleTools(Bundle& bundle, ToolsOptions options) : bundle_(bundle), options_(std::move(options)) {
+BundleTools::BundleTools(Bundle& bundle, ToolsOptions options, const retrieval::SearchIndex* index)
+    : bundle_(bundle), options_(std::move(options)) {
   std::vector<std::string> names = surface_tools(options_.surface);
   for (const std::string& name : options_.include)
     if (std::find(names.begin(), names.end(), name) == names.end()) {
@@ -372,7 +377,7 @@ BundleTools::BundleTools(Bundle& bundle, ToolsOptions options) : bundle_(bundle)
       throw UsageError(fmt::format("tool '{}' is not on the {} surface; choose from {}", name,
                                    to_string(options_.surface), all));
     }
-  impl_ = std::make_unique<Impl>(bundle_, options_);
+  impl_ = std::make_unique<Impl>(bundle_, options_, index);
 }
 
 BundleTools::~BundleTools() = default;

@@ -51,7 +51,10 @@ class BundleTools : public Toolbox {
  public:
   // Throws UsageError when `include` names a tool the surface does not have.
   // The bundle must outlive the tools; remember() adds to it.
-  BundleTools(retrieval::Bundle& bundle, ToolsOptions options = {});
+  // `index`: an index built from `bundle` with the default IndexConfig to
+  // search instead of building one (it must outlive the tools and is only
+  // read; after a remember() the tools search an index of their own).
+  BundleTools(retrieval::Bundle& bundle, ToolsOptions options = {}, const retrieval::SearchIndex* index = nullptr);
   ~BundleTools() override;
 
   std::vector<ToolSpec> specs() const override;

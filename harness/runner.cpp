@@ -59,9 +59,8 @@ std::string utc_now(const char* format) {
 }
 
 // ---------------------------------------------------------------- bundles
-// BundleTools builds its own search index, so one instance per tool
-// configuration serves every worker (calls serialised by its mutex) instead of
-// one per worker.
+// One BundleTools per tool configuration serves every worker (calls
+// serialised by its mutex); all of them search the bundle's one index.
 struct SharedTools {
   std::mutex mutex;
   std::unique_ptr<agents::BundleTools> tools;
@@ -85,7 +84,7 @@ struct LoadedBundle {
       options.surface = *agents::parse_surface(c.surface);
       options.include = c.tools;
       options.now = "2026-11-29T00:00:00Z";  // a fixed clock: staleness must not depend on the day of the run
-      slot->tools = std::make_unique<agents::BundleTools>(*bundle, options);
+      slot->tools = std::make_unique<agents::BundleTools>(*bundle, options, index.get());
     }
     return *slot;
   }

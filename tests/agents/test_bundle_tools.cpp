@@ -170,6 +170,28 @@ TEST(BundleTools, RememberWritesInsideTheBundleAndIsSearchable) {
   EXPECT_EQ(d.last_error, "remember: 'body' is required");
 }
 
+// The runner shares the bundle's one index with every tool configuration.
+TEST(BundleTools, SharedIndexGivesTheSameHitsAndStaysUntouchedByRemember) {
+  fs::path root = demo_copy();
+  retrieval::Bundle bundle = retrieval::Bundle::load(root);
+  const retrieval::SearchIndex shared = retrieval::SearchIndex::build(bundle);
+  const std::size_t documents = shared.stats().documents;
+  BundleTools own(bundle);
+  BundleTools borrowed(bundle, {}, &shared);
+  for (const char* query : {"slow cypher query", "deprecated policy", "zebra"}) {
+    std::string args = json{{"query", query}, {"k", 10}}.dump();
+    EXPECT_EQ(borrowed.call("search", args).content, own.call("search", args).content) << query;
+  }
+  ToolResult saved = borrowed.call("remember", json{{"concept_id", "notes/zebra-checklist"},
+                                                    {"title", "Zebra checklist"},
+                                                    {"body", "Quagga steps for zebra incidents."}}
+                                                   .dump());
+  ASSERT_TRUE(saved.error.empty()) << saved.error;
+  json hits = json::parse(borrowed.call("search", json{{"query", "zebra quagga"}}.dump()).content);
+  EXPECT_EQ(hits[0]["id"], "notes/zebra-checklist");  // the tools now search their own index
+  EXPECT_EQ(shared.stats().documents, documents);  // the shared one is never written
+}
+
 TEST(BundleTools, HarnessxSurface) {
   ToolsOptions o;
   o.surface = Surface::harnessx;
