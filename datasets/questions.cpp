@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "retrieval/error.hpp"
+#include "retrieval/fields.hpp"
 
 namespace okfbench::datasets {
 namespace fs = std::filesystem;
@@ -89,18 +90,6 @@ class QuestionReader {
   std::string_view source_;
   std::set<std::string> ids_;
 };
-
-std::vector<std::string_view> split_ws(std::string_view line) {
-  std::vector<std::string_view> fields;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
-    std::size_t start = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
-    if (i > start) fields.push_back(line.substr(start, i - start));
-  }
-  return fields;
-}
 
 // Calls `each(line_number, line)` for every line of `text`.
 template <typename F>
@@ -299,7 +288,7 @@ QrelsTable read_trec_qrels(const fs::path& path) {
   std::string text = read_text(path);
   QrelsTable table;
   for_each_line(text, [&](int line, std::string_view row) {
-    auto fields = split_ws(row);
+    auto fields = split_fields(row);
     if (fields.empty()) return;
     if (fields.size() != 4) fail(path.string(), line, "expected 4 columns 'qid iter docno grade'");
     add_judgment(table, path.string(), line, fields[0], fields[2], fields[3]);
@@ -327,7 +316,7 @@ QuestionSet read_beir(const fs::path& dir, std::string_view split) {
   });
   QrelsTable table;
   for_each_line(read_text(qrels_path), [&](int line, std::string_view row) {
-    auto fields = split_ws(row);
+    auto fields = split_fields(row);
     if (fields.empty() || (line == 1 && fields[0] == "query-id")) return;
     if (fields.size() != 3) fail(qrels_path.string(), line, "expected 3 columns 'query-id corpus-id score'");
     add_judgment(table, qrels_path.string(), line, fields[0], fields[1], fields[2]);

@@ -12,22 +12,10 @@
 #include <unordered_set>
 
 #include "retrieval/error.hpp"
+#include "retrieval/fields.hpp"
 
 namespace okfbench::reports {
 namespace {
-
-// Splits a line on runs of spaces and tabs (and a trailing '\r').
-std::vector<std::string_view> split_fields(std::string_view line) {
-  std::vector<std::string_view> fields;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
-    std::size_t start = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
-    if (i > start) fields.push_back(line.substr(start, i - start));
-  }
-  return fields;
-}
 
 template <typename Number>
 bool parse_number(std::string_view text, Number& value) {
