@@ -30,6 +30,8 @@ struct AgentArgs {
   std::string api_key;
   std::size_t max_body_chars = 8000;
   std::uint64_t seed = 0;
+  agents::SimOptions sim;  // the policy knobs of `--model sim`
+  bool sim_no_follow = false;
   std::string record;
   std::string cache_db;
   bool verbose = false;
@@ -118,7 +120,9 @@ int run_agent_command(const AgentArgs& a) {
   auto counter = retrieval::make_counter("o200k_base");
   agents::ModelOptions model_options;
   model_options.cache = cache;
+  model_options.sim = a.sim;
   model_options.sim.seed = a.seed;
+  if (a.sim_no_follow) model_options.sim.follow_links = agents::FollowLinks::no;
   model_options.counter = counter.get();
   model_options.endpoint.base_url = a.base_url;
   model_options.endpoint.api_key = a.api_key;
@@ -192,6 +196,17 @@ void add_agent_command(CLI::App& app, Action& action) {
                   "Never written to any file");
   cmd->add_option("--max-body-chars", args->max_body_chars, "Body budget of open/read_concept")->capture_default_str();
   cmd->add_option("--seed", args->seed, "Sim variation seed (0 = none)")->capture_default_str();
+  cmd->add_option("--sim-search-k", args->sim.search_k, "Sim: hits it asks search for")
+      ->check(CLI::Range(1, 50))
+      ->capture_default_str();
+  cmd->add_option("--sim-max-open", args->sim.max_open, "Sim: concepts it opens at most")
+      ->check(CLI::Range(0, 50))
+      ->capture_default_str();
+  cmd->add_option("--sim-open-ratio", args->sim.open_ratio,
+                  "Sim: opens hits scoring at least this share of the best hit's score")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_flag("--sim-no-follow", args->sim_no_follow, "Sim: never follow links of what it opened");
   cmd->add_option("--record", args->record, "Append each new exchange to this cassette (JSONL, keys redacted)");
   cmd->add_option("--cache-db", args->cache_db, "SQLite response cache: repeated requests are not sent again");
   cmd->add_flag("--verbose", args->verbose, "Also print per-turn token counts");

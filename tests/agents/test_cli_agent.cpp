@@ -40,6 +40,23 @@ TEST(CliAgent, JsonOutputAndSubsets) {
   EXPECT_EQ(j["summary"]["schema_tokens"], j["schema_tokens_per_call"].get<int>() * j["turns"].size());
 }
 
+TEST(CliAgent, SimKnobsChangeItsPolicy) {
+  auto run = [](const std::string& flags) {
+    test::CommandResult r = test::run_command(fmt::format("{} agent {} {} --json {}", okfbench(), demo(), kQuestion, flags));
+    EXPECT_EQ(r.exit_code, 0) << flags << r.err;
+    return nlohmann::json::parse(r.out, nullptr, false);
+  };
+  nlohmann::json plain = run("--sim-open-ratio 0");  // every hit is close enough: opens max_open (2)
+  nlohmann::json one = run("--sim-open-ratio 0 --sim-max-open 1 --sim-search-k 3 --sim-no-follow");
+  EXPECT_EQ(plain["opened"].size(), 2u);
+  EXPECT_EQ(one["opened"].size(), 1u);
+  EXPECT_EQ(one["opened"][0], plain["opened"][0]);
+  EXPECT_NE(one.dump().find(R"({\"k\":3,)"), std::string::npos) << one.dump();  // the search call asked for 3
+  EXPECT_EQ(run("--sim-max-open 0")["opened"].size(), 0u);
+  for (const char* bad : {"--sim-open-ratio 2", "--sim-search-k 0", "--sim-max-open -1"})
+    EXPECT_EQ(test::run_command(fmt::format("{} agent {} q {}", okfbench(), demo(), bad)).exit_code, 2) << bad;
+}
+
 TEST(CliAgent, UsageErrorsExitTwo) {
   EXPECT_EQ(test::run_command(fmt::format("{} agent {} q --surface nope", okfbench(), demo())).exit_code, 2);
   EXPECT_EQ(test::run_command(fmt::format("{} agent {} q --cache-model redis", okfbench(), demo())).exit_code, 2);
