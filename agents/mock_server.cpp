@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "agents/anthropic_json.hpp"
+#include "agents/embeddings.hpp"
 #include "agents/openai_json.hpp"
 #include "retrieval/error.hpp"
 
@@ -143,6 +144,30 @@ struct MockServer::Impl {
     }
   }
 
+  // POST /embeddings: {"model", "input": string or [strings]} -> sim embeddings.
+  void embeddings(const httplib::Request& req, httplib::Response& res) {
+    ++requests;
+    if (auto f = next_fault(); f && inject(*f, Wire::openai, res)) return;
+    nlohmann::json request = nlohmann::json::parse(req.body, nullptr, false);
+    const nlohmann::json* input = request.is_object() && request.contains("input") ? &request["input"] : nullptr;
+    std::vector<std::string> texts;
+    if (input && input->is_string()) texts.push_back(input->get<std::string>());
+    if (input && input->is_array())
+      for (const nlohmann::json& item : *input)
+        if (item.is_string()) texts.push_back(item.get<std::string>());
+    if (!input || (input->is_array() && texts.size() != input->size()) || (!input->is_string() && !input->is_array())) {
+      res.status = 400;
+      res.set_content(error_body(Wire::openai, "invalid_request_error", "`input` must be a string or a list of strings"),
+                      "application/json");
+      return;
+    }
+    nlohmann::json data = nlohmann::json::array();
+    for (std::size_t i = 0; i < texts.size(); ++i)
+      data.push_back({{"object", "embedding"}, {"index", i}, {"embedding", sim_embedding(texts[i])}});
+    nlohmann::json body = {{"object", "list"}, {"data", data}, {"model", request.value("model", "sim")}};
+    res.set_content(body.dump(), "application/json");
+  }
+
   SimModel openai_sim;
   SimModel anthropic_sim;
   std::mutex mutex;
@@ -164,6 +189,9 @@ MockServer::MockServer(SimOptions sim, const retrieval::TokenCounter& counter, s
   impl->server.Post("/v1/messages", [impl](const httplib::Request& req, httplib::Response& res) {
     impl->handle(Wire::anthropic, req, res);
   });
+  auto embeddings = [impl](const httplib::Request& req, httplib::Response& res) { impl->embeddings(req, res); };
+  impl->server.Post("/v1/embeddings", embeddings);
+  impl->server.Post("/embeddings", embeddings);
   impl->server.Get("/health", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
 }
 

@@ -79,7 +79,7 @@ double seconds_since(Clock::time_point start) {
 
 EvalRun evaluate_bundle(const retrieval::Bundle& bundle, const datasets::QuestionSet& set,
                         const retrieval::IndexConfig& config, const std::vector<std::string>& measures,
-                        std::size_t k) {
+                        std::size_t k, HybridRanking* hybrid = nullptr) {
   datasets::check_concepts(set, bundle);
   EvalRun result;
   result.questions = set.questions.size();
@@ -93,7 +93,7 @@ EvalRun evaluate_bundle(const retrieval::Bundle& bundle, const datasets::Questio
   start = Clock::now();
   for (const datasets::Question& q : set.questions) {
     result.run.queries[q.id];  // a question without hits still counts (-c)
-    for (const retrieval::Hit& hit : index.search(q.text, options)) {
+    for (const retrieval::Hit& hit : hybrid ? hybrid->search(index, q.text, options) : index.search(q.text, options)) {
       result.run.add(q.id, docno_of(*hit.concept_ptr), hit.score);
     }
   }
@@ -138,7 +138,12 @@ int run_eval(const EvalArgs& args) {
   datasets::QuestionSet set = datasets::load_questions(args.questions);
   retrieval::Bundle bundle = load_bundle_for_search(args.bundle, args.flags);
   const auto& measures = args.measures.empty() ? kDefaultMeasures : args.measures;
-  EvalRun r = evaluate_bundle(bundle, set, config, measures, args.k);
+  auto start = Clock::now();
+  std::unique_ptr<HybridRanking> hybrid = make_hybrid(bundle, args.flags);
+  if (hybrid)
+    std::fprintf(stderr, "okfbench: embedded %zu concepts with %s in %.2f s\n", hybrid->embedded(),
+                 hybrid->model().c_str(), seconds_since(start));
+  EvalRun r = evaluate_bundle(bundle, set, config, measures, args.k, hybrid.get());
   if (!args.run_path.empty()) reports::write_run_file(args.run_path, r.run);
   if (args.json) {
     print_json(r, args.per_query);

@@ -58,12 +58,15 @@ int run_search(const SearchArgs& args) {
   options.type = args.type;
   options.tags = args.tags;
   options.layer = args.layer;
-  std::vector<retrieval::Hit> hits = index.search(args.query, options);
+  std::unique_ptr<HybridRanking> hybrid = make_hybrid(bundle, args.flags);
+  std::vector<retrieval::Hit> hits = hybrid ? hybrid->search(index, args.query, options) : index.search(args.query, options);
   if (!args.json) {
     print_hits(hits);
     return 0;
   }
-  nlohmann::ordered_json out = {{"query", args.query}, {"hits", nlohmann::ordered_json::array()}};
+  nlohmann::ordered_json out = {{"query", args.query}};
+  if (hybrid) out["hybrid"] = {{"embedding_model", hybrid->model()}, {"rrf_k", args.flags.hybrid.rrf_k}};
+  out["hits"] = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < hits.size(); ++i) out["hits"].push_back(hit_json(hits[i], i + 1));
   std::printf("%s\n", out.dump(2).c_str());
   return 0;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "agents/embeddings.hpp"
 #include "retrieval/error.hpp"
 
 namespace okfbench::cli {
@@ -40,6 +41,44 @@ void add_search_flags(CLI::App& cmd, SearchFlags& flags) {
       ->capture_default_str();
   cmd.add_option("--profile", flags.profile, "Bundle profile: okf (spec) or repo (plain markdown)")
       ->capture_default_str();
+  cmd.add_option("--hybrid", flags.hybrid.model,
+                 "Fuse BM25F with embeddings by reciprocal rank fusion: sim (offline, bag of words) or openai:MODEL");
+  cmd.add_option("--embed-cache", flags.hybrid.cache, "SQLite file that keeps embeddings between runs");
+  cmd.add_option("--embed-base-url", flags.hybrid.base_url, "Embeddings endpoint base URL (else OPENAI_BASE_URL)");
+  cmd.add_option("--rrf-k", flags.hybrid.rrf_k, "Reciprocal rank fusion constant")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd.add_option("--depth", flags.hybrid.depth, "Hits each ranking contributes to the fusion")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+}
+
+HybridRanking::HybridRanking(const retrieval::Bundle& bundle, const HybridFlags& flags) : flags_(flags) {
+  agents::EmbedderOptions options;
+  options.endpoint.base_url = flags.base_url;
+  options.cache_db = flags.cache;
+  embedder_ = agents::make_embedder(flags.model, options);
+  dense_ = retrieval::DenseIndex::build(bundle, *embedder_);
+}
+
+HybridRanking::~HybridRanking() = default;
+
+std::vector<retrieval::Hit> HybridRanking::search(const retrieval::SearchIndex& lexical, std::string_view query,
+                                                  const retrieval::SearchOptions& options) {
+  retrieval::HybridOptions hybrid;
+  hybrid.search = options;
+  hybrid.depth = std::max(flags_.depth, options.limit);
+  hybrid.rrf_k = flags_.rrf_k;
+  return retrieval::hybrid_search(lexical, dense_, *embedder_, query, hybrid);
+}
+
+std::unique_ptr<HybridRanking> make_hybrid(const retrieval::Bundle& bundle, const SearchFlags& flags) {
+  if (flags.hybrid.model.empty()) {
+    if (!flags.hybrid.cache.empty() || !flags.hybrid.base_url.empty())
+      throw UsageError("--embed-cache and --embed-base-url need --hybrid MODEL");
+    return nullptr;
+  }
+  return std::make_unique<HybridRanking>(bundle, flags.hybrid);
 }
 
 retrieval::Bundle load_bundle_for_search(const std::string& path, const SearchFlags& flags) {

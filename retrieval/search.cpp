@@ -522,6 +522,16 @@ std::vector<Hit> SearchIndex::search(std::string_view query, const SearchOptions
   return hits;
 }
 
+std::vector<Hit> SearchIndex::candidates(const SearchOptions& options) const {
+  const Impl& index = *impl_;
+  Filter filter = resolve_filter(index, options);
+  std::vector<Hit> hits;
+  if (filter.impossible) return hits;
+  for (std::uint32_t doc = 0; doc < index.ids.size(); ++doc)
+    if (passes(index, filter, doc)) hits.push_back({index.concepts[doc], 0.0, index.ids[doc]});
+  return hits;
+}
+
 const IndexConfig& SearchIndex::config() const { return impl_->config; }
 
 IndexStats SearchIndex::stats() const { return impl_->stats; }

@@ -117,6 +117,11 @@ class SearchIndex {
   // options.limit hits (not clamped: evaluation asks for 1000).
   std::vector<Hit> search(std::string_view query, const SearchOptions& options = {}) const;
 
+  // Every document the filters of `options` let through (type, tags, layer;
+  // the limit is ignored), by id, score 0: the candidates another ranking
+  // (embeddings, in retrieval/hybrid.hpp) orders under the same filters.
+  std::vector<Hit> candidates(const SearchOptions& options) const;
+
   const IndexConfig& config() const;
   IndexStats stats() const;
 

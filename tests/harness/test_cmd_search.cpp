@@ -52,6 +52,29 @@ TEST(CmdSearch, BadArgumentsHaveExitCodes) {
   EXPECT_THAT(missing.err, HasSubstr("/nonexistent/bundle is not a directory"));
 }
 
+TEST(CmdSearch, HybridFusesWithEmbeddingsAndCachesThem) {
+  fs::path dir = tiny_bundle();
+  std::string bundle = (dir / "bundle").string();
+  std::string cache = (dir / "embeddings.sqlite").string();
+  auto json = run_command(okfbench() + " search " + bundle + " 'active users' --json --hybrid sim --embed-cache " + cache);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  auto out = nlohmann::json::parse(json.out);
+  EXPECT_EQ(out["hybrid"]["embedding_model"], "sim");
+  EXPECT_EQ(out["hybrid"]["rrf_k"], 60.0);
+  ASSERT_EQ(out["hits"].size(), 2u);  // both concepts: the embedding ranking lists every one
+  EXPECT_EQ(out["hits"][0]["id"], "metrics/active-users");
+  EXPECT_DOUBLE_EQ(out["hits"][0]["score"].get<double>(), 1.0 / 61 + 1.0 / 61);  // first in both rankings
+  EXPECT_TRUE(fs::exists(cache));
+  auto eval = run_command(okfbench() + " eval --bundle " + bundle + " --questions " + (dir / "questions.yaml").string() +
+                          " --hybrid sim --embed-cache " + cache);
+  ASSERT_EQ(eval.exit_code, 0) << eval.err;
+  EXPECT_THAT(eval.out, HasSubstr("ndcg_cut_10           \tall\t1.0000"));
+  EXPECT_THAT(eval.err, HasSubstr("embedded 2 concepts with sim"));
+  EXPECT_EQ(run_command(okfbench() + " search " + bundle + " x --hybrid gemini:x").exit_code, 2);
+  EXPECT_EQ(run_command(okfbench() + " search " + bundle + " x --embed-cache " + cache).exit_code, 2);
+  EXPECT_EQ(run_command(okfbench() + " search " + bundle + " x --hybrid sim --rrf-k 0").exit_code, 2);
+}
+
 TEST(CmdEval, PrintsTrecEvalLinesAndWritesARun) {
   fs::path dir = tiny_bundle();
   auto r = run_command(okfbench() + " eval --bundle " + (dir / "bundle").string() + " --questions " +

@@ -1,0 +1,230 @@
+#include "agents/embeddings.hpp"
+
+#include <openssl/sha.h>
+#include <sqlite3.h>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <mutex>
+
+#include "agents/hash.hpp"
+#include "agents/http.hpp"
+#include "retrieval/analyzer.hpp"
+#include "retrieval/error.hpp"
+
+namespace okfbench::agents {
+namespace {
+using nlohmann::json;
+
+constexpr std::size_t sim_dimensions = 256;
+
+class SimEmbedder : public retrieval::Embedder {
+ public:
+  std::string name() const override { return "sim"; }
+  std::vector<std::vector<float>> embed(const std::vector<std::string>& texts) override {
+    std::vector<std::vector<float>> out;
+    out.reserve(texts.size());
+    for (const std::string& text : texts) out.push_back(sim_embedding(text));
+    return out;
+  }
+};
+
+class OpenAIEmbedder : public retrieval::Embedder {
+ public:
+  OpenAIEmbedder(Endpoint endpoint, std::size_t batch) : endpoint_(std::move(endpoint)), batch_(std::max<std::size_t>(1, batch)) {}
+  std::string name() const override { return "openai:" + endpoint_.model; }
+
+  std::vector<std::vector<float>> embed(const std::vector<std::string>& texts) override {
+    std::vector<std::vector<float>> out;
+    for (std::size_t begin = 0; begin < texts.size(); begin += batch_) {
+      std::size_t end = std::min(texts.size(), begin + batch_);
+      json input = json::array();
+      for (std::size_t i = begin; i < end; ++i) input.push_back(texts[i]);
+      json body = {{"model", endpoint_.model}, {"input", input}};
+      Headers headers{{"Content-Type", "application/json"}};
+      if (!endpoint_.api_key.empty()) headers.emplace_back("Authorization", "Bearer " + endpoint_.api_key);
+      std::string url = endpoint_.base_url + "/embeddings";
+      HttpResult result = post_json(url, headers, body.dump(), endpoint_.retry, "OpenAI " + url);
+      for (auto& v : embeddings_from_json(result.body, end - begin, "OpenAI " + url)) out.push_back(std::move(v));
+    }
+    return out;
+  }
+
+ private:
+  Endpoint endpoint_;
+  std::size_t batch_;
+};
+
+std::string sha256_hex(std::string_view text) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
+  std::string hex;
+  for (unsigned char byte : digest) hex += fmt::format("{:02x}", byte);
+  return hex;
+}
+
+// SQLite table embeddings(model, text_sha256, vector BLOB of floats).
+class CachedEmbedder : public retrieval::Embedder {
+ public:
+  CachedEmbedder(std::unique_ptr<retrieval::Embedder> inner, const std::filesystem::path& path) : inner_(std::move(inner)) {
+    if (sqlite3_open(path.string().c_str(), &db_) != SQLITE_OK) {
+      std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
+      sqlite3_close(db_);
+      db_ = nullptr;
+      throw InputError(fmt::format("embedding cache {}: cannot open: {}; pass a writable file to --embed-cache",
+                                   path.string(), message));
+    }
+    exec("PRAGMA journal_mode=WAL");
+    exec("CREATE TABLE IF NOT EXISTS embeddings(model TEXT NOT NULL, text_sha256 TEXT NOT NULL, vector BLOB NOT "
+         "NULL, PRIMARY KEY(model, text_sha256))");
+    path_ = path.string();
+  }
+  ~CachedEmbedder() override { sqlite3_close(db_); }
+  CachedEmbedder(const CachedEmbedder&) = delete;
+  CachedEmbedder& operator=(const CachedEmbedder&) = delete;
+
+  std::string name() const override { return inner_->name(); }
+
+  std::vector<std::vector<float>> embed(const std::vector<std::string>& texts) override {
+    std::lock_guard lock(mutex_);
+    std::vector<std::vector<float>> out(texts.size());
+    std::vector<std::string> missing;
+    std::vector<std::size_t> where;
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      if (!lookup(sha256_hex(texts[i]), out[i])) {
+        missing.push_back(texts[i]);
+        where.push_back(i);
+      }
+    }
+    if (missing.empty()) return out;
+    std::vector<std::vector<float>> fresh = inner_->embed(missing);
+    if (fresh.size() != missing.size())
+      throw InputError(fmt::format("{}: asked for {} embeddings, got {}", inner_->name(), missing.size(), fresh.size()));
+    exec("BEGIN");
+    for (std::size_t j = 0; j < fresh.size(); ++j) {
+      store(sha256_hex(missing[j]), fresh[j]);
+      out[where[j]] = std::move(fresh[j]);
+    }
+    exec("COMMIT");
+    return out;
+  }
+
+ private:
+  void exec(const char* sql) {
+    char* error = nullptr;
+    if (sqlite3_exec(db_, sql, nullptr, nullptr, &error) != SQLITE_OK) {
+      std::string message = error ? error : "unknown error";
+      sqlite3_free(error);
+      throw InputError(fmt::format("embedding cache {}: {}", path_, message));
+    }
+  }
+
+  bool lookup(const std::string& key, std::vector<float>& vector) {
+    sqlite3_stmt* stmt = nullptr;
+    sqlite3_prepare_v2(db_, "SELECT vector FROM embeddings WHERE model = ?1 AND text_sha256 = ?2", -1, &stmt, nullptr);
+    std::string model = inner_->name();
+    sqlite3_bind_text(stmt, 1, model.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(stmt, 2, key.c_str(), -1, SQLITE_TRANSIENT);
+    bool found = sqlite3_step(stmt) == SQLITE_ROW;
+    if (found) {
+      auto bytes = static_cast<std::size_t>(sqlite3_column_bytes(stmt, 0));
+      vector.resize(bytes / sizeof(float));
+      if (bytes) std::memcpy(vector.data(), sqlite3_column_blob(stmt, 0), vector.size() * sizeof(float));
+    }
+    sqlite3_finalize(stmt);
+    return found;
+  }
+
+  void store(const std::string& key, const std::vector<float>& vector) {
+    sqlite3_stmt* stmt = nullptr;
+    sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO embeddings(model, text_sha256, vector) VALUES(?1, ?2, ?3)", -1,
+                       &stmt, nullptr);
+    std::string model = inner_->name();
+    sqlite3_bind_text(stmt, 1, model.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(stmt, 2, key.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_blob(stmt, 3, vector.data(), static_cast<int>(vector.size() * sizeof(float)), SQLITE_TRANSIENT);
+    int rc = sqlite3_step(stmt);
+    sqlite3_finalize(stmt);
+    if (rc != SQLITE_DONE) throw InputError(fmt::format("embedding cache {}: cannot store: {}", path_, sqlite3_errmsg(db_)));
+  }
+
+  std::unique_ptr<retrieval::Embedder> inner_;
+  sqlite3* db_ = nullptr;
+  std::string path_;
+  std::mutex mutex_;
+};
+
+}  // namespace
+
+std::vector<float> sim_embedding(std::string_view text) {
+  static const retrieval::Analyzer analyzer({.stemmer = retrieval::Stemmer::porter, .stopwords = retrieval::Stopwords::lucene});
+  std::vector<float> v(sim_dimensions, 0.0f);
+  for (const std::string& term : analyzer.terms(text)) {
+    std::uint64_t h = fnv1a(term);
+    v[h % sim_dimensions] += (h >> 63) ? -1.0f : 1.0f;
+  }
+  double norm = 0.0;
+  for (float x : v) norm += static_cast<double>(x) * x;
+  if (norm > 0.0)
+    for (float& x : v) x = static_cast<float>(x / std::sqrt(norm));
+  return v;
+}
+
+std::vector<std::vector<float>> embeddings_from_json(const std::string& body, std::size_t expected,
+                                                     const std::string& what) {
+  json j = json::parse(body, nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    throw InputError(fmt::format("{}: the response is not a JSON object; check that the URL is an OpenAI-compatible "
+                                 "embeddings endpoint",
+                                 what));
+  if (!j.contains("data") || !j["data"].is_array())
+    throw InputError(fmt::format("{}: the response has no `data` array", what));
+  const json& data = j["data"];
+  if (data.size() != expected)
+    throw InputError(fmt::format("{}: asked for {} embeddings, `data` holds {}", what, expected, data.size()));
+  std::vector<std::vector<float>> out(expected);
+  std::vector<bool> seen(expected, false);
+  for (std::size_t n = 0; n < data.size(); ++n) {
+    const json& item = data[n];
+    std::size_t index = n;
+    if (item.contains("index")) {
+      if (!item["index"].is_number_unsigned() || item["index"].get<std::size_t>() >= expected)
+        throw InputError(fmt::format("{}: data[{}].index is not an index below {}", what, n, expected));
+      index = item["index"].get<std::size_t>();
+    }
+    if (seen[index]) throw InputError(fmt::format("{}: data[{}].index {} appears twice", what, n, index));
+    seen[index] = true;
+    if (!item.contains("embedding") || !item["embedding"].is_array() || item["embedding"].empty())
+      throw InputError(fmt::format("{}: data[{}].embedding is not a list of numbers (base64 encoding is not read; "
+                                   "leave encoding_format unset)",
+                                   what, n));
+    for (const json& x : item["embedding"]) {
+      if (!x.is_number() || !std::isfinite(x.get<double>()))
+        throw InputError(fmt::format("{}: data[{}].embedding holds something other than a finite number", what, n));
+      out[index].push_back(x.get<float>());
+    }
+  }
+  return out;
+}
+
+std::unique_ptr<retrieval::Embedder> make_embedder(const std::string& spec, const EmbedderOptions& options) {
+  std::unique_ptr<retrieval::Embedder> embedder;
+  if (spec == "sim") {
+    embedder = std::make_unique<SimEmbedder>();
+  } else if (spec.starts_with("openai:") && spec.size() > 7) {
+    Endpoint endpoint = options.endpoint;
+    endpoint.model = spec.substr(7);
+    embedder = std::make_unique<OpenAIEmbedder>(resolve_endpoint(Provider::openai, endpoint), options.batch);
+  } else {
+    throw UsageError(fmt::format("unknown embedding model '{}': use sim or openai:MODEL (e.g. "
+                                 "openai:text-embedding-3-small)",
+                                 spec));
+  }
+  if (!options.cache_db.empty()) embedder = std::make_unique<CachedEmbedder>(std::move(embedder), options.cache_db);
+  return embedder;
+}
+
+}  // namespace okfbench::agents
