@@ -105,6 +105,9 @@ std::vector<Hit> DenseIndex::rank(const std::vector<float>& query, const std::ve
 
 std::vector<Hit> hybrid_search(const SearchIndex& lexical, const DenseIndex& dense, Embedder& embedder,
                                std::string_view query, const HybridOptions& options) {
+  // A blank query matches no word and has no meaning; embedding endpoints
+  // reject empty input, so it is not sent.
+  if (query.find_first_not_of(" \t\r\n") == std::string_view::npos) return {};
   SearchOptions deep = options.search;
   deep.limit = options.depth;
   std::vector<Hit> words = lexical.search(query, deep);

@@ -122,6 +122,9 @@ TEST(HybridSearch, FusesBothRankingsUnderTheSameFilters) {
     EXPECT_EQ(hits[i].concept_ptr->id, hits[i].id);
   }
   EXPECT_EQ(hits[0].id, "a/cats");  // first in both
+  int calls = embedder.calls;
+  EXPECT_TRUE(hybrid_search(lexical, dense, embedder, " \t", options).empty());
+  EXPECT_EQ(embedder.calls, calls);  // a blank query is not sent
   options.search.type = "fish";
   std::vector<Hit> fish = hybrid_search(lexical, dense, embedder, "cat care", options);
   ASSERT_EQ(fish.size(), 1u);
