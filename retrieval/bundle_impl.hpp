@@ -71,6 +71,7 @@ class ParsePipeline {
   };
   static constexpr std::size_t batch_size = 32;
   void hand_over();
+  void end_walk();  // no more batches: waiting threads stop once the queue is empty
   Batch* take();  // waits for a batch; nullptr when the walk is done and all are taken
   void work();
 

@@ -11,7 +11,9 @@ ParsePipeline::ParsePipeline(const LoadOptions& options)
     : options_(options),
       threads_(options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency())) {}
 
-ParsePipeline::~ParsePipeline() {
+ParsePipeline::~ParsePipeline() { end_walk(); }  // workers finish what is queued, then the jthreads join
+
+void ParsePipeline::end_walk() {
   {
     std::lock_guard lock(mutex_);
     walk_done_ = true;
@@ -62,11 +64,7 @@ void ParsePipeline::work() {
 
 std::vector<ParsedFile> ParsePipeline::finish() {
   if (!pending_.empty()) hand_over();
-  {
-    std::lock_guard lock(mutex_);
-    walk_done_ = true;
-  }
-  ready_.notify_all();
+  end_walk();
   work();
   for (std::jthread& worker : workers_) worker.join();
   std::vector<ParsedFile> files;
