@@ -1,6 +1,5 @@
 #include "agents/embeddings.hpp"
 
-#include <openssl/sha.h>
 #include <sqlite3.h>
 
 #include <fmt/format.h>
@@ -13,6 +12,7 @@
 #include "agents/hash.hpp"
 #include "agents/http.hpp"
 #include "retrieval/analyzer.hpp"
+#include "retrieval/digest.hpp"
 #include "retrieval/error.hpp"
 
 namespace okfbench::agents {
@@ -58,14 +58,6 @@ class OpenAIEmbedder : public retrieval::Embedder {
   std::size_t batch_;
 };
 
-std::string sha256_hex(std::string_view text) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
-  std::string hex;
-  for (unsigned char byte : digest) hex += fmt::format("{:02x}", byte);
-  return hex;
-}
-
 // SQLite table embeddings(model, text_sha256, vector BLOB of floats).
 class CachedEmbedder : public retrieval::Embedder {
  public:
@@ -94,7 +86,7 @@ class CachedEmbedder : public retrieval::Embedder {
     std::vector<std::string> missing;
     std::vector<std::size_t> where;
     for (std::size_t i = 0; i < texts.size(); ++i) {
-      if (!lookup(sha256_hex(texts[i]), out[i])) {
+      if (!lookup(retrieval::sha256_hex(texts[i]), out[i])) {
         missing.push_back(texts[i]);
         where.push_back(i);
       }
@@ -105,7 +97,7 @@ class CachedEmbedder : public retrieval::Embedder {
       throw InputError(fmt::format("{}: asked for {} embeddings, got {}", inner_->name(), missing.size(), fresh.size()));
     exec("BEGIN");
     for (std::size_t j = 0; j < fresh.size(); ++j) {
-      store(sha256_hex(missing[j]), fresh[j]);
+      store(retrieval::sha256_hex(missing[j]), fresh[j]);
       out[where[j]] = std::move(fresh[j]);
     }
     exec("COMMIT");
@@ -166,10 +158,7 @@ std::vector<float> sim_embedding(std::string_view text) {
     std::uint64_t h = fnv1a(term);
     v[h % sim_dimensions] += (h >> 63) ? -1.0f : 1.0f;
   }
-  double norm = 0.0;
-  for (float x : v) norm += static_cast<double>(x) * x;
-  if (norm > 0.0)
-    for (float& x : v) x = static_cast<float>(x / std::sqrt(norm));
+  retrieval::to_unit_length(v);  // all zero (no terms) stays zero
   return v;
 }
 

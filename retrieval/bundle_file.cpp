@@ -7,6 +7,7 @@
 #include "retrieval/bundle_impl.hpp"
 #include "retrieval/frontmatter.hpp"
 #include "retrieval/markdown.hpp"
+#include "retrieval/utf8.hpp"
 
 namespace okfbench::retrieval::detail {
 namespace {
@@ -64,15 +65,6 @@ std::string file_stem(std::string_view path) {
   return std::string(name);
 }
 
-// Cuts at a UTF-8 character boundary at or before `limit` bytes.
-std::string clip(std::string text, std::size_t limit) {
-  if (text.size() <= limit) return text;
-  std::size_t cut = limit;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  text.resize(cut);
-  return text;
-}
-
 std::string id_of(std::string_view path) { return std::string(path.substr(0, path.size() - 3)); }
 
 std::string layer_of(std::string_view path) {
@@ -118,7 +110,7 @@ void parse_concept(std::string& content, const LoadOptions& options, ParsedFile&
   if (item.type.empty()) item.type = "Document";  // repo profile only
   if (item.title.empty()) item.title = !scan.first_h1.empty() ? scan.first_h1 : file_stem(file.path);
   if (item.description.empty() && options.profile == Profile::repo)
-    item.description = clip(std::move(scan.first_text), max_repo_description);
+    item.description = std::string(utf8_prefix(scan.first_text, max_repo_description));
   for (const Source& source : item.sources)
     item.citations.push_back({source.id, source.title.empty() ? source.resource : source.title});
   for (Citation& footnote : scan.footnotes) item.citations.push_back(std::move(footnote));

@@ -7,20 +7,16 @@
 #include <map>
 
 #include "retrieval/error.hpp"
+#include "retrieval/utf8.hpp"
 
 namespace okfbench::retrieval {
 namespace {
 
-// Cuts at a UTF-8 character boundary at or before `limit` bytes.
-std::string_view clip(std::string_view text, std::size_t limit) {
-  if (text.size() <= limit) return text;
-  std::size_t cut = limit;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return text.substr(0, cut);
-}
+bool better(const Hit& a, const Hit& b) { return a.score != b.score ? a.score > b.score : a.id < b.id; }
 
-// Scales to unit length; false for a zero or non-finite vector.
-bool normalize(std::vector<float>& v) {
+}  // namespace
+
+bool to_unit_length(std::vector<float>& v) {
   double norm = 0.0;
   for (float x : v) norm += static_cast<double>(x) * x;
   if (!(norm > 0.0) || !std::isfinite(norm)) return false;
@@ -28,10 +24,6 @@ bool normalize(std::vector<float>& v) {
   for (float& x : v) x *= scale;
   return true;
 }
-
-bool better(const Hit& a, const Hit& b) { return a.score != b.score ? a.score > b.score : a.id < b.id; }
-
-}  // namespace
 
 std::vector<RankedId> reciprocal_rank_fusion(const std::vector<std::vector<std::string_view>>& rankings,
                                              std::size_t limit, double k) {
@@ -50,7 +42,7 @@ std::string embedding_text(const Concept& item, std::size_t max_chars) {
   std::string text = item.title;
   if (!item.description.empty()) text += "\n\n" + item.description;
   if (!item.body.empty()) text += "\n\n" + item.body;
-  return std::string(clip(text, max_chars));
+  return std::string(utf8_prefix(text, max_chars));
 }
 
 DenseIndex DenseIndex::build(const Bundle& bundle, Embedder& embedder, std::size_t batch, std::size_t max_embed_chars) {
@@ -70,7 +62,7 @@ DenseIndex DenseIndex::build(const Bundle& bundle, Embedder& embedder, std::size
       if (v.empty() || v.size() != index.dimension_)
         throw InputError(fmt::format("{}: the embedding of `{}` has {} dimensions, the others {}", embedder.name(),
                                      concepts[begin + i].id, v.size(), index.dimension_));
-      if (!normalize(v)) continue;  // an all-zero vector ranks nowhere
+      if (!to_unit_length(v)) continue;  // an all-zero vector ranks nowhere
       index.ids_.push_back(concepts[begin + i].id);
       index.vectors_.insert(index.vectors_.end(), v.begin(), v.end());
     }
@@ -83,7 +75,7 @@ std::vector<Hit> DenseIndex::rank(const std::vector<float>& query, const std::ve
   std::vector<float> q = query;
   if (q.size() != dimension_)
     throw InputError(fmt::format("the query embedding has {} dimensions, the index {}", q.size(), dimension_));
-  if (!normalize(q)) return {};
+  if (!to_unit_length(q)) return {};
   std::vector<Hit> hits;
   hits.reserve(candidates.size());
   // Candidates come by id, like ids_: one merge walk finds each vector.

@@ -46,6 +46,10 @@ struct RankedId {
 std::vector<RankedId> reciprocal_rank_fusion(const std::vector<std::vector<std::string_view>>& rankings,
                                              std::size_t limit, double k = 60.0);
 
+// Scales `v` to length 1; false (and `v` unchanged) for a zero or
+// non-finite vector.
+bool to_unit_length(std::vector<float>& v);
+
 // The text a concept is embedded as.
 std::string embedding_text(const Concept& item, std::size_t max_chars);
 
