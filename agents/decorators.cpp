@@ -8,6 +8,7 @@
 #include "agents/cache_model.hpp"
 #include "agents/hash.hpp"
 #include "agents/json_util.hpp"
+#include "agents/sqlite_statement.hpp"
 #include "agents/wire_json.hpp"
 #include "retrieval/error.hpp"
 
@@ -25,27 +26,7 @@ std::uint64_t parse_hash(const std::string& text, const std::string& where) {
   throw InputError(fmt::format("{}: 'hash' must be 16 hex digits, got '{}'", where, text));
 }
 
-void check(int rc, sqlite3* db, const std::string& what) {
-  if (rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW)
-    throw InputError(fmt::format("response cache: {}: {}", what, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)));
-}
-
-struct Statement {
-  Statement(sqlite3* db, const char* sql) : db_(db) { check(sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr), db, sql); }
-  ~Statement() { sqlite3_finalize(stmt); }
-  void bind(int i, const std::string& text) { sqlite3_bind_text(stmt, i, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT); }
-  int step() {
-    int rc = sqlite3_step(stmt);
-    check(rc, db_, "query");
-    return rc;
-  }
-  std::string column(int i) {
-    const unsigned char* text = sqlite3_column_text(stmt, i);
-    return text ? std::string(reinterpret_cast<const char*>(text), static_cast<std::size_t>(sqlite3_column_bytes(stmt, i))) : std::string();
-  }
-  sqlite3* db_;
-  sqlite3_stmt* stmt = nullptr;
-};
+constexpr const char* kCacheLabel = "response cache";
 }  // namespace
 
 std::string redact(std::string text, const std::vector<std::string>& secrets) {
@@ -124,12 +105,12 @@ CachingModel::CachingModel(std::unique_ptr<ChatModel> inner, const std::filesyst
     throw InputError(fmt::format("response cache {}: cannot open: {}", database.string(), message));
   }
   sqlite3_busy_timeout(db_, 10000);
-  check(sqlite3_exec(db_,
+  check_sqlite(sqlite3_exec(db_,
                      "PRAGMA journal_mode=WAL;"
                      "CREATE TABLE IF NOT EXISTS responses (hash TEXT NOT NULL, key TEXT NOT NULL, endpoint TEXT, "
                      "model TEXT, repeat INTEGER, response TEXT NOT NULL, PRIMARY KEY (hash, key));",
                      nullptr, nullptr, nullptr),
-        db_, database.string());
+        db_, kCacheLabel, database.string());
 }
 
 CachingModel::~CachingModel() { sqlite3_close(db_); }
@@ -144,7 +125,7 @@ ChatResponse CachingModel::chat(const ChatRequest& request) {
   std::string h = hex(fnv1a(key));
   {
     std::lock_guard lock(mutex_);
-    Statement find(db_, "SELECT response FROM responses WHERE hash = ?1 AND key = ?2");
+    SqliteStatement find(db_, "SELECT response FROM responses WHERE hash = ?1 AND key = ?2", kCacheLabel);
     find.bind(1, h);
     find.bind(2, key);
     if (find.step() == SQLITE_ROW) {
@@ -155,7 +136,7 @@ ChatResponse CachingModel::chat(const ChatRequest& request) {
   ChatResponse response = inner_->chat(request);
   std::lock_guard lock(mutex_);
   ++misses_;
-  Statement insert(db_, "INSERT OR REPLACE INTO responses VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+  SqliteStatement insert(db_, "INSERT OR REPLACE INTO responses VALUES (?1, ?2, ?3, ?4, ?5, ?6)", kCacheLabel);
   insert.bind(1, h);
   insert.bind(2, key);
   insert.bind(3, endpoint_);

@@ -1,6 +1,5 @@
 #include "agents/embeddings.hpp"
 
-#include <sqlite3.h>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -11,6 +10,7 @@
 
 #include "agents/hash.hpp"
 #include "agents/http.hpp"
+#include "agents/sqlite_statement.hpp"
 #include "retrieval/analyzer.hpp"
 #include "retrieval/digest.hpp"
 #include "retrieval/error.hpp"
@@ -69,10 +69,15 @@ class CachedEmbedder : public retrieval::Embedder {
       throw InputError(fmt::format("embedding cache {}: cannot open: {}; pass a writable file to --embed-cache",
                                    path.string(), message));
     }
-    exec("PRAGMA journal_mode=WAL");
-    exec("CREATE TABLE IF NOT EXISTS embeddings(model TEXT NOT NULL, text_sha256 TEXT NOT NULL, vector BLOB NOT "
-         "NULL, PRIMARY KEY(model, text_sha256))");
-    path_ = path.string();
+    label_ = "embedding cache " + path.string();
+    try {
+      exec("PRAGMA journal_mode=WAL");
+      exec("CREATE TABLE IF NOT EXISTS embeddings(model TEXT NOT NULL, text_sha256 TEXT NOT NULL, vector BLOB NOT "
+           "NULL, PRIMARY KEY(model, text_sha256))");
+    } catch (...) {
+      sqlite3_close(db_);  // no destructor runs for a constructor that throws
+      throw;
+    }
   }
   ~CachedEmbedder() override { sqlite3_close(db_); }
   CachedEmbedder(const CachedEmbedder&) = delete;
@@ -85,10 +90,13 @@ class CachedEmbedder : public retrieval::Embedder {
     std::vector<std::vector<float>> out(texts.size());
     std::vector<std::string> missing;
     std::vector<std::size_t> where;
+    std::vector<std::string> keys;  // of the missing texts
     for (std::size_t i = 0; i < texts.size(); ++i) {
-      if (!lookup(retrieval::sha256_hex(texts[i]), out[i])) {
+      std::string key = retrieval::sha256_hex(texts[i]);
+      if (!lookup(key, out[i])) {
         missing.push_back(texts[i]);
         where.push_back(i);
+        keys.push_back(std::move(key));
       }
     }
     if (missing.empty()) return out;
@@ -96,56 +104,42 @@ class CachedEmbedder : public retrieval::Embedder {
     if (fresh.size() != missing.size())
       throw InputError(fmt::format("{}: asked for {} embeddings, got {}", inner_->name(), missing.size(), fresh.size()));
     exec("BEGIN");
-    for (std::size_t j = 0; j < fresh.size(); ++j) {
-      store(retrieval::sha256_hex(missing[j]), fresh[j]);
-      out[where[j]] = std::move(fresh[j]);
+    try {
+      for (std::size_t j = 0; j < fresh.size(); ++j) store(keys[j], fresh[j]);
+    } catch (...) {
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);  // the next call can begin again
+      throw;
     }
     exec("COMMIT");
+    for (std::size_t j = 0; j < fresh.size(); ++j) out[where[j]] = std::move(fresh[j]);
     return out;
   }
 
  private:
-  void exec(const char* sql) {
-    char* error = nullptr;
-    if (sqlite3_exec(db_, sql, nullptr, nullptr, &error) != SQLITE_OK) {
-      std::string message = error ? error : "unknown error";
-      sqlite3_free(error);
-      throw InputError(fmt::format("embedding cache {}: {}", path_, message));
-    }
-  }
+  void exec(const char* sql) { check_sqlite(sqlite3_exec(db_, sql, nullptr, nullptr, nullptr), db_, label_, sql); }
 
   bool lookup(const std::string& key, std::vector<float>& vector) {
-    sqlite3_stmt* stmt = nullptr;
-    sqlite3_prepare_v2(db_, "SELECT vector FROM embeddings WHERE model = ?1 AND text_sha256 = ?2", -1, &stmt, nullptr);
-    std::string model = inner_->name();
-    sqlite3_bind_text(stmt, 1, model.c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(stmt, 2, key.c_str(), -1, SQLITE_TRANSIENT);
-    bool found = sqlite3_step(stmt) == SQLITE_ROW;
-    if (found) {
-      auto bytes = static_cast<std::size_t>(sqlite3_column_bytes(stmt, 0));
-      vector.resize(bytes / sizeof(float));
-      if (bytes) std::memcpy(vector.data(), sqlite3_column_blob(stmt, 0), vector.size() * sizeof(float));
-    }
-    sqlite3_finalize(stmt);
-    return found;
+    SqliteStatement find(db_, "SELECT vector FROM embeddings WHERE model = ?1 AND text_sha256 = ?2", label_);
+    find.bind(1, inner_->name());
+    find.bind(2, key);
+    if (find.step() != SQLITE_ROW) return false;
+    vector.resize(find.column_bytes(0) / sizeof(float));
+    if (!vector.empty()) std::memcpy(vector.data(), find.column_blob(0), vector.size() * sizeof(float));
+    return true;
   }
 
   void store(const std::string& key, const std::vector<float>& vector) {
-    sqlite3_stmt* stmt = nullptr;
-    sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO embeddings(model, text_sha256, vector) VALUES(?1, ?2, ?3)", -1,
-                       &stmt, nullptr);
-    std::string model = inner_->name();
-    sqlite3_bind_text(stmt, 1, model.c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(stmt, 2, key.c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_blob(stmt, 3, vector.data(), static_cast<int>(vector.size() * sizeof(float)), SQLITE_TRANSIENT);
-    int rc = sqlite3_step(stmt);
-    sqlite3_finalize(stmt);
-    if (rc != SQLITE_DONE) throw InputError(fmt::format("embedding cache {}: cannot store: {}", path_, sqlite3_errmsg(db_)));
+    SqliteStatement insert(db_, "INSERT OR REPLACE INTO embeddings(model, text_sha256, vector) VALUES(?1, ?2, ?3)",
+                           label_);
+    insert.bind(1, inner_->name());
+    insert.bind(2, key);
+    insert.bind_blob(3, vector.data(), vector.size() * sizeof(float));
+    insert.step();
   }
 
   std::unique_ptr<retrieval::Embedder> inner_;
   sqlite3* db_ = nullptr;
-  std::string path_;
+  std::string label_;  // "embedding cache <path>", the start of every error message
   std::mutex mutex_;
 };
 
