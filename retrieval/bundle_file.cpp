@@ -109,8 +109,10 @@ void parse_concept(std::string& content, const LoadOptions& options, ParsedFile&
   MarkdownScan scan = scan_markdown(split.body, split.body_line);
   if (item.type.empty()) item.type = "Document";  // repo profile only
   if (item.title.empty()) item.title = !scan.first_h1.empty() ? scan.first_h1 : file_stem(file.path);
-  if (item.description.empty() && options.profile == Profile::repo)
-    item.description = std::string(utf8_prefix(scan.first_text, max_repo_description));
+  if (item.description.empty() && options.profile == Profile::repo) {
+    item.description = std::move(scan.first_text);
+    item.description.resize(utf8_prefix(item.description, max_repo_description).size());
+  }
   for (const Source& source : item.sources)
     item.citations.push_back({source.id, source.title.empty() ? source.resource : source.title});
   for (Citation& footnote : scan.footnotes) item.citations.push_back(std::move(footnote));
