@@ -2,13 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <array>
-
+#include "harness/runner.hpp"
 #include "harness/store.hpp"
 #include "reports/pricing.hpp"
 #include "reports/record.hpp"
 #include "reports/report_files.hpp"
-#include "reports/summary.hpp"
 #include "retrieval/error.hpp"
 
 namespace okfbench::harness {
@@ -56,10 +54,7 @@ MergeResult merge_runs(const std::vector<fs::path>& shards, const fs::path& out)
   }
   const std::vector<reports::TrialRecord> records = store.records();
   result.total = records.size();
-  const reports::PricingTable pricing = reports::PricingTable::load_default();
-  const std::array formats = {reports::ReportFormat::markdown, reports::ReportFormat::json};
-  reports::write_report_files(runs[0].manifest, records, pricing, formats, out);
-  result.headline = reports::headline_markdown(reports::summarize(records, pricing));
+  result.headline = write_run_reports(runs[0].manifest, records, reports::PricingTable::load_default(), out);
   return result;
 }
 

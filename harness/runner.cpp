@@ -771,11 +771,16 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
       ++result.unpriced;
     }
   }
-  const std::array formats = {reports::ReportFormat::markdown, reports::ReportFormat::json};
-  reports::write_report_files(manifest, records, pricing, formats, result.out_dir);
-  result.headline = reports::headline_markdown(reports::summarize(records, pricing));
+  result.headline = write_run_reports(manifest, records, pricing, result.out_dir);
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return result;
+}
+
+std::string write_run_reports(const reports::RunManifest& manifest, const std::vector<reports::TrialRecord>& records,
+                              const reports::PricingTable& pricing, const fs::path& dir) {
+  const std::array formats = {reports::ReportFormat::markdown, reports::ReportFormat::json};
+  reports::write_report_files(manifest, records, pricing, formats, dir);
+  return reports::headline_markdown(reports::summarize(records, pricing));
 }
 
 }  // namespace okfbench::harness

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "harness/spec.hpp"
+#include "reports/pricing.hpp"
 #include "reports/record.hpp"
 
 namespace okfbench::harness {
@@ -96,5 +97,10 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options);
 // prompt every turn plus what the loop accumulates (constants calibrated on
 // the default experiment with sim, see docs/runner.md).
 std::int64_t estimate_input_tokens(const reports::PathConfig& config);
+
+// Writes report.md and report.json of a run folder (as `run` and `merge`
+// leave it) and returns the headline table.
+std::string write_run_reports(const reports::RunManifest& manifest, const std::vector<reports::TrialRecord>& records,
+                              const reports::PricingTable& pricing, const std::filesystem::path& dir);
 
 }  // namespace okfbench::harness
