@@ -8,6 +8,7 @@
 #include <set>
 
 #include "retrieval/error.hpp"
+#include "retrieval/utf8.hpp"
 
 namespace okfbench::agents {
 namespace {
@@ -265,11 +266,13 @@ struct BundleTools::Impl {
     r.body = a.required("body");
     r.description = a.text("description").value_or("");
     r.links = a.strings("links");
-    if (std::optional<std::string> error = bundle.remember(r)) throw ToolFailure{"remember: " + *error};
+    Bundle::Remembered saved = bundle.remember(r);
+    if (!saved.error.empty()) throw ToolFailure{"remember: " + saved.error};
     // The new concept must be searchable (and old hits pointed into the
     // bundle), so from now on the tools search an index of their own.
     index = &own_index.emplace(retrieval::SearchIndex::build(bundle));
-    return json{{"saved", r.concept_id}, {"links", r.links}}.dump();
+    // The id as written (a leading '/' dropped), which open() finds.
+    return json{{"saved", saved.id}, {"links", saved.links}}.dump();
   }
 
   std::string search_concepts(const Args& a) const {
@@ -404,6 +407,8 @@ ToolResult BundleTools::call(std::string_view name, std::string_view arguments) 
     return ToolResult{impl_->dispatch(name, args), ""};
   } catch (const ToolFailure& f) {
     return tool_error(f.message);
+  } catch (const std::exception& e) {  // last line of defence: a tool call never ends the agent's run
+    return tool_error(fmt::format("{}: {}", name, retrieval::escape_invalid_utf8(e.what())));
   }
 }
 
@@ -421,7 +426,7 @@ std::string BundleTools::default_system_prompt() const {
         "search_concepts to find candidates, read_concept to read one (a metadata header, then the body), "
         "get_neighbors to see what links to and from it. Prefer stable, human-reviewed, current concepts and say "
         "when you rely on something else.\n<bundle name=\"{}\">\n{}\n</bundle>\n</knowledge>",
-        bundle_.root().filename().string(), index);
+        retrieval::escape_invalid_utf8(bundle_.root().filename().string()), index);
   }
   json layers = json::object();
   for (const auto& [name, count] : bundle_.layers()) layers[name] = count;

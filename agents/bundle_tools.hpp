@@ -7,7 +7,8 @@
 //   open(concept_id)                        {"id","type","title","description","tags","body","links":[{"id","rel"}],"cites":[..]}
 //   follow(concept_id, direction=out|in, type?)  [{"id","title","description","rel"}]
 //   history(concept_id?)                    [{"date","kind","text","scope"}]
-//   remember(concept_id, title, body, description?, links?)  {"saved","links"}   (writes into the bundle)
+//   remember(concept_id, title, body, description?, links?)  {"saved","links"}   (writes into the bundle;
+//                                           "saved" is the id as written, "links" the targets as ids)
 // harnessx surface (harnessx knowledge tools):
 //   search_concepts(query, limit=5, type?, tags?)  [{"path","type","title","description","status","score"}]
 //   read_concept(path, max_chars?)          text: a metadata header (title, path, type, status, trust,

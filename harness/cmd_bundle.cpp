@@ -18,6 +18,7 @@
 #include "harness/commands.hpp"
 #include "retrieval/bundle.hpp"
 #include "retrieval/error.hpp"
+#include "retrieval/utf8.hpp"
 
 namespace okfbench::cli {
 namespace {
@@ -132,7 +133,7 @@ int run_validate(const BundleArgs& args) {
     print_validate_text(args, bundle, r, now);
     return r.errors == 0 ? 0 : 1;
   }
-  ordered_json out = {{"bundle", args.bundle},
+  ordered_json out = {{"bundle", retrieval::escape_invalid_utf8(args.bundle)},  // a folder name need not be UTF-8
                       {"profile", args.profile},
                       {"conformant", r.errors == 0},
                       {"concepts", bundle.concepts().size()},

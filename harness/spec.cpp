@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "retrieval/error.hpp"
+#include "retrieval/utf8.hpp"
 
 namespace okfbench::harness {
 namespace {
@@ -147,7 +148,8 @@ void read_path_bundle(const SpecReader& r, const YAML::Node& node, const std::st
   b.kind = BundleKind::path;
   b.path = r.path_value(node["path"], key + ".path", r.base());
   if (!fs::is_directory(b.path)) r.fail(node["path"], key + ".path", fmt::format("no such folder {}", b.path.string()));
-  b.name = node["name"] ? r.scalar<std::string>(node["name"], key + ".name", "a string") : b.path.filename().string();
+  b.name = node["name"] ? r.scalar<std::string>(node["name"], key + ".name", "a string")
+                         : retrieval::escape_invalid_utf8(b.path.filename().string());  // names go into JSON
   b.questions = node["questions"] ? r.path_value(node["questions"], key + ".questions", r.base()) : b.path / "questions.yaml";
   if (!fs::is_regular_file(b.questions)) {
     r.fail(node["questions"] ? node["questions"] : node, key + ".questions",
@@ -189,7 +191,8 @@ void read_converted(const SpecReader& r, const YAML::Node& node, const std::stri
     b.source = source;
     b.split = split;
     b.concepts = static_cast<std::size_t>(n);
-    b.name = n > 0 ? fmt::format("{}-{}", source.filename().string(), n) : source.filename().string();
+    const std::string stem = retrieval::escape_invalid_utf8(source.filename().string());  // names go into JSON
+    b.name = n > 0 ? fmt::format("{}-{}", stem, n) : stem;
     spec.bundles.push_back(std::move(b));
   }
 }
@@ -367,7 +370,7 @@ ExperimentSpec parse_spec(std::string_view yaml, std::string_view file_name, con
   SpecReader r(std::string(file_name), base_dir, overridden);
   r.check_keys(root, "", kTopKeys);
   ExperimentSpec spec;
-  spec.name = fs::path(std::string(file_name)).stem().string();
+  spec.name = retrieval::escape_invalid_utf8(fs::path(std::string(file_name)).stem().string());  // names go into JSON
   read_run_settings(r, root, spec);
   read_bundles(r, root["bundles"], spec);
   read_paths(r, root["paths"], spec);

@@ -1,13 +1,7 @@
 // Bundle::load: walk, parallel parse, deterministic merge; and the queries.
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstring>
 #include <deque>
-#include <dirent.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <unordered_map>
 
 #include <fmt/chrono.h>
@@ -24,179 +18,6 @@ using detail::FileTask;
 using detail::ParsedFile;
 
 namespace {
-
-bool is_within(const fs::path& path, const fs::path& root) {
-  auto [root_end, path_it] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
-  return root_end == root.end();
-}
-
-// Directories the walk opened. They stay open for the whole load, so files
-// are opened relative to them (openat) and the kernel does not resolve the
-// full path again for every file.
-// At most `max_open` stay open, far below the usual limit of 1,024
-// descriptors; files in directories past that are opened by full path.
-class DirectoryHandles {
- public:
-  static constexpr std::size_t max_open = 256;
-
-  DirectoryHandles() = default;
-  DirectoryHandles(const DirectoryHandles&) = delete;
-  DirectoryHandles& operator=(const DirectoryHandles&) = delete;
-  ~DirectoryHandles() {
-    for (DIR* dir : dirs_) ::closedir(dir);
-  }
-  // The descriptor to open the directory's files with, or -1 (and `dir` closed).
-  int retain(DIR* dir) {
-    if (dirs_.size() >= max_open) {
-      ::closedir(dir);
-      return -1;
-    }
-    dirs_.push_back(dir);
-    return ::dirfd(dir);
-  }
-
- private:
-  std::vector<DIR*> dirs_;
-};
-
-DIR* open_directory(const fs::path& directory) {
-  int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  DIR* dir = fd >= 0 ? ::fdopendir(fd) : nullptr;
-  if (fd >= 0 && !dir) ::close(fd);
-  return dir;
-}
-
-enum class EntryType { file, directory, symlink, other };
-
-struct DirectoryEntry {
-  std::string name;
-  EntryType type;
-};
-
-EntryType entry_type(unsigned char d_type) {
-  switch (d_type) {
-    case DT_REG: return EntryType::file;
-    case DT_DIR: return EntryType::directory;
-    case DT_LNK: return EntryType::symlink;
-    default: return EntryType::other;
-  }
-}
-
-// The type of an entry whose file system gave none in readdir (DT_UNKNOWN).
-EntryType stat_type(int directory_fd, const char* name) {
-  struct stat info {};
-  if (::fstatat(directory_fd, name, &info, AT_SYMLINK_NOFOLLOW) != 0) return EntryType::other;
-  if (S_ISREG(info.st_mode)) return EntryType::file;
-  if (S_ISDIR(info.st_mode)) return EntryType::directory;
-  if (S_ISLNK(info.st_mode)) return EntryType::symlink;
-  return EntryType::other;
-}
-
-// Collects the markdown files of a bundle in sorted order. Hidden entries are
-// skipped; symlinks are followed only when they stay inside the root.
-// readdir gives each entry's type, so plain files and directories cost no stat.
-class Walker {
- public:
-  Walker(const fs::path& root, const LoadOptions& options, DirectoryHandles& handles,
-         std::vector<Diagnostic>& diagnostics, detail::ParsePipeline& files)
-      : root_(root), options_(options), handles_(handles), diagnostics_(diagnostics), files_(files) {}  // root is canonical
-
-  // Hands every markdown file to `files`, in sorted walk order.
-  void run() {
-    visited_.insert(root_.string());
-    walk(root_, "");
-  }
-
- private:
-  void walk(const fs::path& directory, const std::string& relative) {
-    errno = 0;
-    DIR* dir = open_directory(directory);
-    if (!dir) {
-      diagnostics_.push_back({Severity::error, relative, 0,
-                              fmt::format("cannot list the directory: {}; check its permissions", std::strerror(errno))});
-      return;
-    }
-    std::vector<DirectoryEntry> entries;
-    errno = 0;
-    while (const dirent* entry = ::readdir(dir)) {
-      if (entry->d_name[0] == '.') continue;  // hidden, "." and ".."
-      EntryType type = entry->d_type == DT_UNKNOWN ? stat_type(::dirfd(dir), entry->d_name) : entry_type(entry->d_type);
-      entries.push_back({entry->d_name, type});
-    }
-    if (errno != 0)
-      diagnostics_.push_back({Severity::error, relative, 0,
-                              fmt::format("cannot list the whole directory: {}; check the disk", std::strerror(errno))});
-    int directory_fd = handles_.retain(dir);
-    std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
-    for (const DirectoryEntry& entry : entries) visit(entry, directory, relative, directory_fd);
-  }
-
-  void visit(const DirectoryEntry& entry, const fs::path& directory, const std::string& parent, int directory_fd) {
-    const std::string& name = entry.name;
-    std::string relative = parent.empty() ? name : parent + "/" + name;
-    if (entry.type == EntryType::symlink) {
-      visit_link(name, directory / name, relative);
-    } else if (entry.type == EntryType::directory) {
-      fs::path target = directory / name;
-      if (visited_.insert(target.string()).second) walk(target, relative);
-    } else if (entry.type == EntryType::file && name.ends_with(".md")) {
-      FileLocation location = directory_fd >= 0 ? FileLocation{directory_fd, name, {}} : FileLocation{-1, {}, directory / name};
-      add_file(relative, FileTask{relative, std::move(location), FileKind::concept_file});
-    }
-  }
-
-  void visit_link(const std::string& name, const fs::path& path, const std::string& relative) {
-    std::error_code error;
-    fs::path real = fs::canonical(path, error);
-    if (error) {
-      if (name.ends_with(".md"))
-        diagnostics_.push_back({Severity::warning, relative, 0, "broken symbolic link; remove it or fix its target"});
-      return;
-    }
-    if (!is_within(real, root_)) {
-      diagnostics_.push_back({Severity::error, relative, 0,
-                              "symbolic link points outside the bundle root; it was not followed (copy the "
-                              "target into the bundle instead)"});
-      return;
-    }
-    if (fs::is_directory(real, error)) {
-      if (visited_.insert(real.string()).second) walk(real, relative);
-      return;
-    }
-    if (name.ends_with(".md") && fs::is_regular_file(real, error))
-      add_file(relative, FileTask{relative, FileLocation{-1, {}, real}, FileKind::concept_file});
-  }
-
-  // In the repo profile index.md and log.md are ordinary pages: a documentation
-  // tree gives them no special meaning.
-  void add_file(const std::string& relative, FileTask task) {
-    std::string_view name = std::string_view(relative).substr(relative.rfind('/') + 1);
-    if (options_.profile == Profile::okf && name == "index.md") task.kind = FileKind::index;
-    if (options_.profile == Profile::okf && name == "log.md") task.kind = FileKind::log;
-    if (task.kind == FileKind::concept_file && !within_max_files(relative)) return;
-    files_.add(std::move(task));
-  }
-
-  bool within_max_files(const std::string& relative) {
-    if (stopped_) return false;
-    if (++file_count_ <= options_.max_files) return true;
-    stopped_ = true;
-    diagnostics_.push_back({Severity::error, relative, 0,
-                            fmt::format("the bundle has more than {} markdown files (max_files); files from here "
-                                        "on were not loaded; raise --max-files or point at a smaller directory",
-                                        options_.max_files)});
-    return false;
-  }
-
-  fs::path root_;
-  const LoadOptions& options_;
-  DirectoryHandles& handles_;
-  std::vector<Diagnostic>& diagnostics_;
-  detail::ParsePipeline& files_;
-  std::set<std::string> visited_;
-  std::size_t file_count_ = 0;
-  bool stopped_ = false;
-};
 
 void add_ancestors(std::set<std::string, std::less<>>& directories, std::string_view path) {
   for (std::string_view dir = parent_dir(path); !directories.contains(dir); dir = parent_dir(dir)) {
@@ -290,9 +111,9 @@ Bundle Bundle::load(const fs::path& root, const LoadOptions& options) {
   if (error)
     throw InputError(fmt::format("{}: cannot resolve the bundle path: {}", root.string(), error.message()));
   impl.options = options;
-  DirectoryHandles handles;
+  detail::DirectoryHandles handles;  // outlives the pipeline: its threads open files relative to them
   detail::ParsePipeline pipeline(options);
-  Walker(impl.root, options, handles, impl.load_diagnostics, pipeline).run();
+  detail::walk_bundle(impl.root, options, handles, impl.load_diagnostics, pipeline);
   std::vector<ParsedFile> files = pipeline.finish();
   impl.directories.insert("");
   std::vector<std::size_t> loaded;  // files that became concepts

@@ -183,18 +183,35 @@ class Bundle {
   // entries that link to the concept or name its file ("metrics/x.md").
   std::vector<LogEntry> history(std::string_view concept_id = {}) const;
 
-  // Writes a new concept (and a log entry) atomically inside the bundle and
-  // adds it to this Bundle. Returns a Diagnostic-style error message on failure.
+  // Writes a new concept and a root log.md entry into the bundle and adds
+  // the concept to this Bundle (rules in retrieval/README.md, "remember()").
+  // Never throws: every refusal and every system error is
+  // Remembered::error, and then nothing stays written. Not safe to call
+  // concurrently with other calls on the same Bundle; Bundles in other
+  // threads or processes may remember into the same directory at once (a
+  // lock on the bundle directory serialises the log.md updates).
   struct RememberRequest {
-    std::string concept_id;
+    std::string concept_id;  // "notes/x"; a leading "/" (bundle-root-relative) and a trailing ".md" are dropped
     std::string title;
     std::string body;
     std::string description;
-    std::vector<std::string> links;
+    std::vector<std::string> links;  // concept references, written as a "# Related" section
     std::string type = "Note";
     std::string date;  // YYYY-MM-DD for the log entry; today (UTC) when empty
   };
-  std::optional<std::string> remember(const RememberRequest& request);
+  struct Remembered {
+    std::string id;                  // the id written, as find() knows it from now on
+    std::vector<std::string> links;  // the link targets written, as ids
+    std::string error;               // "" when written; otherwise what was wrong and what to do
+  };
+  Remembered remember(const RememberRequest& request);
+  // Limits remember() enforces, so every file name it makes fits the file
+  // system's 255 bytes with room for the temporary name beside it.
+  static constexpr std::size_t max_id_bytes = 240;       // the whole id
+  static constexpr std::size_t max_id_part_bytes = 100;  // each '/'-separated part
+  static constexpr std::size_t max_title_bytes = 300;
+  static constexpr std::size_t max_description_bytes = 2000;
+  static constexpr std::size_t max_links = 50;
 
   Bundle(Bundle&&) noexcept;
   Bundle& operator=(Bundle&&) noexcept;

@@ -1,5 +1,4 @@
 // Reading one bundle file: bytes, encoding checks, frontmatter, body.
-#include <utf8proc.h>
 #include <yaml-cpp/yaml.h>
 
 #include <fmt/format.h>
@@ -10,6 +9,7 @@
 #include "retrieval/utf8.hpp"
 
 namespace okfbench::retrieval::detail {
+
 namespace {
 
 constexpr std::size_t max_repo_description = 300;
@@ -19,23 +19,6 @@ int line_of_offset(std::string_view text, std::size_t offset) {
   for (std::size_t i = 0; i < offset && i < text.size(); ++i)
     if (text[i] == '\n') ++line;
   return line;
-}
-
-// Offset of the first byte that is not valid UTF-8, or npos.
-std::size_t invalid_utf8_offset(std::string_view text) {
-  std::size_t i = 0;
-  while (i < text.size()) {
-    if (static_cast<unsigned char>(text[i]) < 0x80) {
-      ++i;
-      continue;
-    }
-    utf8proc_int32_t codepoint = 0;
-    utf8proc_ssize_t length = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(text.data() + i),
-                                               static_cast<utf8proc_ssize_t>(text.size() - i), &codepoint);
-    if (length <= 0) return i;
-    i += static_cast<std::size_t>(length);
-  }
-  return std::string_view::npos;
 }
 
 // Removes a UTF-8 BOM and CR before LF, reporting each as a warning.

@@ -1,6 +1,8 @@
 #pragma once
 // Private to retrieval/bundle*.cpp: the state behind Bundle and the steps of
 // loading it. Not part of the contract.
+#include <dirent.h>
+
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -13,6 +15,7 @@
 #include "retrieval/bundle.hpp"
 #include "retrieval/file_reader.hpp"
 #include "retrieval/links.hpp"
+#include "retrieval/utf8.hpp"
 
 namespace okfbench::retrieval::detail {
 
@@ -86,12 +89,53 @@ class ParsePipeline {
   std::vector<std::jthread> workers_;
 };
 
+// Directories the walk opened. They stay open for the whole load, so files
+// are opened relative to them. At most `max_open` stay open, far below the
+// usual limit of 1,024 descriptors; files in directories past that are opened
+// by their path from the nearest retained one.
+class DirectoryHandles {
+ public:
+  static constexpr std::size_t max_open = 256;
+
+  DirectoryHandles() = default;
+  DirectoryHandles(const DirectoryHandles&) = delete;
+  DirectoryHandles& operator=(const DirectoryHandles&) = delete;
+  ~DirectoryHandles();
+  // The descriptor to open the directory's files with, or -1 (and `dir` closed).
+  int retain(DIR* dir);
+
+ private:
+  std::vector<DIR*> dirs_;
+};
+
+// Walks the bundle at `root` (a canonical path) and hands every markdown file
+// to `files` in sorted walk order, located relative to `handles`
+// (bundle_walk.cpp). Problems go to `diagnostics`.
+void walk_bundle(const std::filesystem::path& root, const LoadOptions& options, DirectoryHandles& handles,
+                 std::vector<Diagnostic>& diagnostics, ParsePipeline& files);
+
 // Reads one file with plain system calls, then parses it.
 ParsedFile read_and_parse(const FileTask& task, const LoadOptions& options);
 
 // Reads the entries of a log.md body; `first_line` is its first file line.
 std::vector<StoredLogEntry> parse_log(std::string_view body, int first_line, const std::string& path,
                                       std::vector<Diagnostic>& diagnostics);
+
+// What remember() writes into markdown (bundle_log.cpp).
+// `text` as one line of inline markdown: control characters and line
+// separators become single spaces, and every character that could end a
+// link text, start a link, code span, emphasis, heading, HTML tag or entity
+// (or a list item, at the start) is backslash-escaped.
+std::string markdown_line(std::string_view text);
+// The root-relative link destination of a concept id, "/<id>.md", with the
+// bytes that would end or change an inline link percent-encoded.
+std::string markdown_href(std::string_view id);
+// `log` with `line` added as the first entry under "## <date>": below that
+// heading when the log has it, else under a new heading placed before the
+// first older date (logs are newest first), else at the end. No existing
+// line changes or moves relative to the headings above it. An empty `log`
+// becomes a new one.
+std::string insert_log_entry(std::string log, std::string_view date, std::string_view line);
 
 }  // namespace okfbench::retrieval::detail
 
@@ -115,6 +159,8 @@ struct Bundle::Impl {
   // Resolves raw links into Concept::links, builds backlinks and counts, and
   // merges diagnostics. Called after loading and after remember().
   void finalize();
+  // Adds a concept remember() wrote and the root log as it now reads.
+  void add_remembered(detail::ParsedConcept parsed, std::vector<detail::StoredLogEntry> root_log);
   std::optional<std::size_t> position(std::string_view id) const;
   // What a link path names: a concept id, "<dir>/index", "<dir>/log", or "".
   std::string resolve_path(const ResolvedHref& href, bool& is_edge) const;

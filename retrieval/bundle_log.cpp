@@ -1,5 +1,6 @@
 // log.md files (OKF v0.2 section 9): "## YYYY-MM-DD" headings, newest first,
-// each followed by "* **Kind**: text" entries.
+// each followed by "* **Kind**: text" entries. Reading them for history(),
+// and the one kind of change remember() makes to them.
 #include <algorithm>
 #include <cctype>
 
@@ -25,6 +26,23 @@ bool is_bullet(std::string_view line) {
 
 bool is_date(std::string_view text) { return text.size() == 10 && parse_timestamp(text).has_value(); }
 
+// The date of a "## YYYY-MM-DD" line, as LogParser reads it; "" for any other line.
+std::string_view date_heading_of(std::string_view line) {
+  if (!line.starts_with("## ")) return {};
+  std::string_view text = trim(line.substr(3));
+  return is_date(text) ? text : std::string_view();
+}
+
+// A character that breaks a log line: C0 and C1 controls, DEL, and the
+// Unicode line and paragraph separators. Returns its length in bytes, or 0.
+std::size_t line_breaker(std::string_view text) {
+  auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  if (byte(0) < 0x20 || byte(0) == 0x7F) return 1;
+  if (text.size() >= 2 && byte(0) == 0xC2 && byte(1) >= 0x80 && byte(1) <= 0x9F) return 2;  // U+0080..U+009F
+  if (text.size() >= 3 && byte(0) == 0xE2 && byte(1) == 0x80 && (byte(2) == 0xA8 || byte(2) == 0xA9)) return 3;
+  return 0;
+}
+
 // "**Kind**: text", "**Kind** text" or plain "text".
 void split_kind(std::string_view item, LogEntry& entry) {
   item = trim(item);
@@ -49,7 +67,7 @@ class LogParser {
       : path_(path), scope_(parent_dir(path)), diagnostics_(diagnostics) {}
 
   void line(std::string_view text, int number) {
-    if (text.starts_with("## ")) return date_heading(trim(text.substr(3)), number);
+    if (text.starts_with("## ")) return date_heading(trim(text.substr(3)), number);  // as date_heading_of
     if (text.starts_with("#")) return;  // the log's title or a deeper heading
     if (is_bullet(text)) return bullet(text.substr(2), number);
     if (!trim(text).empty() && (text[0] == ' ' || text[0] == '\t') && open_) {
@@ -129,6 +147,70 @@ std::vector<StoredLogEntry> parse_log(std::string_view body, int first_line, con
     pos = end + 1;
   }
   return parser.finish();
+}
+
+std::string markdown_line(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool space = false;
+  for (std::size_t i = 0; i < text.size();) {
+    if (std::size_t length = line_breaker(text.substr(i)); length > 0 || text[i] == ' ') {
+      space = true;
+      i += std::max<std::size_t>(length, 1);
+      continue;
+    }
+    if (space && !out.empty()) out += ' ';
+    space = false;
+    char c = text[i++];
+    // What could end the link text, start another link or code span, or
+    // read as emphasis, a heading, an HTML tag or an entity; '-' and '+'
+    // only where they could start a list item.
+    bool leading = out.empty() && (c == '-' || c == '+');
+    if (leading || std::string_view("\\`*_[]()#<>&!").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string markdown_href(std::string_view id) {
+  std::string out = "/";
+  for (char c : id) {
+    auto byte = static_cast<unsigned char>(c);
+    // Bytes that would end or change an inline link destination; the loader
+    // percent-decodes them back.
+    if (byte <= 0x20 || byte == 0x7F || std::string_view("()<>[]`\\%#?\"'").find(c) != std::string_view::npos)
+      out += fmt::format("%{:02X}", byte);
+    else
+      out += c;
+  }
+  return out + ".md";
+}
+
+std::string insert_log_entry(std::string log, std::string_view date, std::string_view line) {
+  std::string entry = std::string(line) + "\n";
+  if (log.empty()) return fmt::format("# Bundle log\n\n## {}\n\n{}", date, entry);
+  std::size_t pos = log.starts_with("\xEF\xBB\xBF") ? 3 : 0;
+  SplitDocument split = split_frontmatter(std::string_view(log).substr(pos));
+  if (split.fence == Fence::closed)  // a heading-like YAML comment is no heading
+    pos = split.body.empty() ? log.size() : static_cast<std::size_t>(split.body.data() - log.data());
+  while (pos < log.size()) {
+    std::size_t end = std::min(log.find('\n', pos), log.size());
+    std::string_view heading = date_heading_of(std::string_view(log).substr(pos, end - pos));
+    if (!heading.empty() && heading < date) {
+      log.insert(pos, fmt::format("## {}\n\n{}\n", date, entry));
+      return log;
+    }
+    if (heading == date) {  // first under the day's heading, after its blank line
+      if (end == log.size()) log += '\n';
+      std::size_t at = end + 1;
+      if (at < log.size() && log[at] == '\n') ++at;
+      log.insert(at, entry);
+      return log;
+    }
+    pos = end + 1;
+  }
+  if (!log.ends_with('\n')) log += '\n';
+  return log + fmt::format("\n## {}\n\n{}", date, entry);
 }
 
 }  // namespace okfbench::retrieval::detail

@@ -1,12 +1,24 @@
-// Bundle::remember: a new concept plus a log entry, written atomically
-// (temporary file + rename) and only inside the bundle root.
+// Bundle::remember: a new concept plus a root log.md entry.
+//
+// Everything happens relative to a descriptor of the bundle root: each
+// directory on the way is made with mkdirat and opened with O_NOFOLLOW from
+// the one before, so nothing is created or written outside the bundle,
+// whatever links it holds. Each file is written to a hidden temporary file,
+// synced and renamed into place, so readers see the old file or the new one.
+// log.md is changed only from a copy that was read whole, under a lock on the
+// root directory, so concurrent remembers do not lose each other's entries.
 #include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <atomic>
-#include <fstream>
-#include <sstream>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -14,39 +26,89 @@
 #include "retrieval/frontmatter.hpp"
 
 namespace okfbench::retrieval {
-namespace fs = std::filesystem;
 namespace {
 
-bool is_within(const fs::path& path, const fs::path& root) {
-  auto [root_end, path_it] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
-  return root_end == root.end();
+bool has_control(std::string_view text) {
+  return std::any_of(text.begin(), text.end(), [](char c) {
+    auto byte = static_cast<unsigned char>(c);
+    return byte < 0x20 || byte == 0x7F;
+  });
 }
 
-// An id agents may create: relative, no "..", no hidden or reserved names.
-std::optional<std::string> check_new_id(std::string_view requested, std::string& error) {
-  std::string_view text = requested;
-  if (text.ends_with(".md")) text.remove_suffix(3);
-  if (text.starts_with("/")) text.remove_prefix(1);
-  if (text.empty()) {
-    error = "concept_id is empty; give a path such as notes/slow-query-checklist";
-    return std::nullopt;
-  }
+std::vector<std::string_view> split_parts(std::string_view id) {
+  std::vector<std::string_view> parts;
   std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = std::min(text.find('/', start), text.size());
-    std::string_view segment = text.substr(start, end - start);
-    if (segment.empty() || segment.starts_with(".") || segment == "index" || segment == "log" ||
-        segment.find_first_of("\\:*?\"<>|") != std::string_view::npos ||
-        std::any_of(segment.begin(), segment.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; })) {
-      error = fmt::format("concept_id `{}` is not allowed: use '/'-separated names without '.', '..', "
-                          "empty parts, reserved names (index, log) or special characters",
-                          requested);
-      return std::nullopt;
-    }
+  while (start <= id.size()) {
+    std::size_t end = std::min(id.find('/', start), id.size());
+    parts.push_back(id.substr(start, end - start));
     start = end + 1;
   }
-  return std::string(text);
+  return parts;
 }
+
+// Why `part` cannot be a file or directory name of a new concept, or "".
+std::string part_problem(std::string_view part, bool last) {
+  if (part.empty()) return "has an empty part (`//`, or a `/` at the end); write it as a/b/c";
+  if (part == "." || part == "..") return "contains `.` or `..`; give the path from the bundle root without them";
+  if (part.starts_with(".")) return "has a part starting with `.`, which loading skips as hidden";
+  if (part.size() > Bundle::max_id_part_bytes)
+    return fmt::format("has a part of {} bytes; each '/'-separated part is at most {} bytes", part.size(),
+                       Bundle::max_id_part_bytes);
+  if (part.find_first_of("\\:*?\"<>|%#") != std::string_view::npos)
+    return "contains one of \\ : * ? \" < > | % #, which are not portable in file names or change what a link "
+           "means; use letters, digits, '-' and '_'";
+  if (last && (part == "index" || part == "log"))
+    return fmt::format("would be {}.md, which OKF reserves; choose another name", part);
+  return {};
+}
+
+// The id a request names (a leading '/' is the bundle root, as in OKF links;
+// a trailing ".md" is the file), or nullopt with `error` set.
+std::optional<std::string> new_concept_id(std::string_view requested, std::string& error) {
+  std::string_view id = requested;
+  if (id.starts_with("/")) id.remove_prefix(1);
+  if (id.ends_with(".md")) id.remove_suffix(3);
+  auto refuse = [&](std::string_view why) {
+    error = fmt::format("concept_id `{}` {}", escape_invalid_utf8(requested), why);
+    return std::nullopt;
+  };
+  if (id.empty()) return refuse("is empty; give a path such as notes/slow-query-checklist");
+  if (invalid_utf8_offset(id) != std::string_view::npos) return refuse("is not valid UTF-8");
+  if (has_control(id)) return refuse("contains control characters (a newline?); give a plain path such as notes/x");
+  if (id.size() > Bundle::max_id_bytes)
+    return refuse(fmt::format("is {} bytes long; ids are at most {} bytes; choose a shorter one", id.size(),
+                              Bundle::max_id_bytes));
+  std::vector<std::string_view> parts = split_parts(id);
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    if (std::string why = part_problem(parts[i], i + 1 == parts.size()); !why.empty()) return refuse(why);
+  // What open() and links will look the id up as must be the id itself.
+  if (normalize_reference(id) != id) return refuse("would be read back as another id; use a plain path");
+  return std::string(id);
+}
+
+std::string check_text(std::string_view field, std::string_view text, std::size_t max_bytes) {
+  if (std::size_t bad = invalid_utf8_offset(text); bad != std::string_view::npos)
+    return fmt::format("{} is not valid UTF-8 (byte {}); send UTF-8 text", field, bad);
+  if (max_bytes && text.size() > max_bytes)
+    return fmt::format("{} is {} bytes; at most {} bytes are kept; shorten it", field, text.size(), max_bytes);
+  return {};
+}
+
+// The first problem of a request's fields, or "".
+std::string check_fields(const Bundle::RememberRequest& request) {
+  if (request.title.empty()) return "title is empty; give the new concept a title";
+  if (request.type.empty() || has_control(request.type)) return "type must be one line of text, e.g. Note";
+  if (request.links.size() > Bundle::max_links)
+    return fmt::format("{} links given; at most {}", request.links.size(), Bundle::max_links);
+  for (auto [field, text, max] : {std::tuple{"title", &request.title, Bundle::max_title_bytes},
+                                  std::tuple{"description", &request.description, Bundle::max_description_bytes},
+                                  std::tuple{"type", &request.type, Bundle::max_title_bytes},
+                                  std::tuple{"body", &request.body, std::size_t{0}}})
+    if (std::string why = check_text(field, *text, max); !why.empty()) return why;
+  return {};
+}
+
+bool is_valid_date(std::string_view date) { return date.size() == 10 && parse_timestamp(date).has_value(); }
 
 std::string compose_concept(const Bundle::RememberRequest& request, const std::vector<std::string>& links) {
   YAML::Emitter yaml;
@@ -59,125 +121,281 @@ std::string compose_concept(const Bundle::RememberRequest& request, const std::v
   std::string text = fmt::format("---\n{}\n---\n\n{}\n", yaml.c_str(), request.body);
   if (!links.empty()) {
     text += "\n# Related\n\n";
-    for (const std::string& id : links) text += fmt::format("* [{0}](/{0}.md)\n", id);
+    for (const std::string& id : links)
+      text += fmt::format("* [{}]({})\n", detail::markdown_line(id), detail::markdown_href(id));
   }
   return text;
 }
 
-// Writes `text` to a hidden temporary file beside `target`, then renames it
-// over `target`, so readers see the old file or the new one, never half.
-std::optional<std::string> write_atomically(const fs::path& target, const std::string& text) {
+std::string system_error(std::string_view what, int error) {
+  return fmt::format("cannot {}: {}", what, std::strerror(error));
+}
+
+// The directories from the root down to a new concept's file, each made and
+// opened relative to the one before with O_NOFOLLOW. Those made here are
+// removed again (if still empty) unless the remember succeeded.
+class Directories {
+ public:
+  explicit Directories(int root) : root_(root) {}
+  Directories(const Directories&) = delete;
+  Directories& operator=(const Directories&) = delete;
+  ~Directories() {
+    if (keep_) return;
+    for (std::size_t depth = names_.size(); depth-- > first_made_;)
+      ::unlinkat(containing(depth), names_[depth].c_str(), AT_REMOVEDIR);
+  }
+
+  // Makes and opens `dirs` ("a/b", or "" for the root); "" or an error.
+  std::string open(std::string_view dirs) {
+    if (dirs.empty()) return {};
+    for (std::string_view part : split_parts(dirs)) {
+      std::string name(part);
+      std::string path = names_.empty() ? name : fmt::format("{}/{}", joined(), name);
+      int at = parent();
+      if (::mkdirat(at, name.c_str(), 0755) == 0) {
+        first_made_ = std::min(first_made_, names_.size());
+      } else if (errno != EEXIST) {
+        return system_error(fmt::format("create the directory `{}` in the bundle", path), errno);
+      }
+      FileDescriptor fd(::openat(at, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (fd.get() < 0) {
+        if (errno == ELOOP || errno == ENOTDIR)
+          return fmt::format("`{}` in the bundle is a symbolic link or a file; remember writes only into real "
+                             "directories inside the bundle; choose another concept_id",
+                             path);
+        return system_error(fmt::format("open the directory `{}` in the bundle", path), errno);
+      }
+      names_.push_back(std::move(name));
+      fds_.push_back(std::move(fd));
+    }
+    return {};
+  }
+  int parent() const { return fds_.empty() ? root_ : fds_.back().get(); }
+  void keep() { keep_ = true; }
+
+ private:
+  int containing(std::size_t depth) const { return depth == 0 ? root_ : fds_[depth - 1].get(); }
+  std::string joined() const {
+    std::string out;
+    for (const std::string& name : names_) out += (out.empty() ? "" : "/") + name;
+    return out;
+  }
+
+  int root_;
+  std::vector<std::string> names_;
+  std::vector<FileDescriptor> fds_;  // fds_[i] is names_[0..i]
+  std::size_t first_made_ = SIZE_MAX;
+  bool keep_ = false;
+};
+
+// Writes `text` to a new hidden file beside `name` in `dir`, synced; with
+// permissions `exact_mode` when given (a log keeps its own), else 0644 less
+// the umask. Its name, or "" with `error` set.
+std::string write_temporary(int dir, std::string_view name, const std::string& text,
+                            std::optional<mode_t> exact_mode, std::string& error) {
   static std::atomic<unsigned> counter{0};
-  fs::path temporary = target.parent_path() / fmt::format(".{}.tmp-{}-{}", target.filename().string(),
-                                                          ::getpid(), counter++);
-  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return fmt::format("cannot create {}: {}", temporary.string(), std::strerror(errno));
+  std::string temporary = fmt::format(".{}.tmp-{}-{}", name, ::getpid(), counter++);
+  FileDescriptor fd(::openat(dir, temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                             exact_mode.value_or(0644)));
+  if (fd.get() < 0) {
+    error = system_error(fmt::format("create a temporary file for {}", name), errno);
+    return {};
+  }
   std::size_t done = 0;
-  while (done < text.size()) {
-    ssize_t wrote = ::write(fd, text.data() + done, text.size() - done);
+  int failure = 0;
+  while (done < text.size() && failure == 0) {
+    ssize_t wrote = ::write(fd.get(), text.data() + done, text.size() - done);
     if (wrote < 0 && errno == EINTR) continue;
-    if (wrote <= 0) break;
-    done += static_cast<std::size_t>(wrote);
+    if (wrote < 0) failure = errno;
+    if (wrote == 0) failure = ENOSPC;  // nothing taken: the disk is full
+    if (wrote > 0) done += static_cast<std::size_t>(wrote);
   }
-  bool ok = done == text.size() && ::fsync(fd) == 0;
-  ::close(fd);
-  if (!ok || std::rename(temporary.c_str(), target.c_str()) != 0) {
-    std::string reason = std::strerror(errno);
-    ::unlink(temporary.c_str());
-    return fmt::format("cannot write {}: {}", target.string(), reason);
+  // The mode again after creation: the umask must not change a log's permissions.
+  if (failure == 0 && ((exact_mode && ::fchmod(fd.get(), *exact_mode) != 0) || ::fsync(fd.get()) != 0 ||
+                       ::close(fd.release()) != 0))
+    failure = errno;
+  if (failure != 0) {
+    error = system_error(fmt::format("write {}", name), failure);
+    ::unlinkat(dir, temporary.c_str(), 0);
+    return {};
   }
-  return std::nullopt;
+  return temporary;
 }
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+// Renames `temporary` to `name` in `dir` unless `name` exists. Where the file
+// system cannot rename that way, a hard link does the same.
+int place_new(int dir, const std::string& temporary, const std::string& name) {
+  if (::renameat2(dir, temporary.c_str(), dir, name.c_str(), RENAME_NOREPLACE) == 0) return 0;
+  if (errno != EINVAL && errno != ENOSYS) return -1;
+  if (::linkat(dir, temporary.c_str(), dir, name.c_str(), 0) != 0) return -1;
+  ::unlinkat(dir, temporary.c_str(), 0);
+  return 0;
 }
 
-// Inserts the entry under `## date`, keeping the log newest first.
-std::string add_log_entry(std::string log, const std::string& date, const std::string& entry) {
-  if (log.empty()) log = "# Bundle log\n";
-  std::string heading = "## " + date;
-  std::size_t first_date = log.starts_with("## ") ? 0 : log.find("\n## ");
-  if (first_date != std::string::npos && first_date != 0) ++first_date;
-  if (first_date != std::string::npos && log.compare(first_date, heading.size(), heading) == 0) {
-    std::size_t line_end = log.find('\n', first_date);
-    std::size_t insert_at = line_end == std::string::npos ? log.size() : line_end + 1;
-    if (line_end == std::string::npos) log += '\n';
-    if (insert_at < log.size() && log[insert_at] == '\n') ++insert_at;
-    log.insert(insert_at, entry + "\n");
-    return log;
+struct LogFile {
+  std::string text;
+  std::optional<mode_t> mode;  // set when log.md exists
+};
+
+constexpr std::string_view never_rewritten =
+    "remember writes nothing until log.md can be read whole, so that it is never rewritten from scratch";
+
+// Reads the root log.md whole, or says why not. A missing log is fine.
+std::string read_log(int root, std::size_t max_bytes, LogFile& log) {
+  struct stat info {};
+  if (::fstatat(root, "log.md", &info, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT) return {};
+    return fmt::format("cannot read log.md ({}); {}", std::strerror(errno), never_rewritten);
   }
-  std::string block = heading + "\n\n" + entry + "\n\n";
-  if (first_date == std::string::npos) {
-    if (!log.ends_with("\n")) log += '\n';
-    return log + "\n" + block;
-  }
-  log.insert(first_date, block);
-  return log;
+  if (S_ISLNK(info.st_mode))
+    return fmt::format("log.md is a symbolic link; remember does not write through links; replace it with the file "
+                       "it points to");
+  if (!S_ISREG(info.st_mode)) return fmt::format("log.md is not a regular file; {}", never_rewritten);
+  FileContent content = read_whole_file({root, "log.md"}, max_bytes);
+  if (!content.error.empty()) return fmt::format("cannot read log.md: {}; {}", content.error, never_rewritten);
+  if (std::size_t bad = invalid_utf8_offset(content.bytes); bad != std::string::npos)
+    return fmt::format("log.md is not valid UTF-8 at byte {}; re-encode it as UTF-8; {}", bad, never_rewritten);
+  if (content.bytes.find("\r\n") != std::string::npos)
+    return "log.md has CRLF line endings; convert it to LF (e.g. dos2unix log.md), then remember again";
+  log = {std::move(content.bytes), info.st_mode & 07777};
+  return {};
 }
 
-bool is_valid_date(const std::string& date) { return date.size() == 10 && parse_timestamp(date).has_value(); }
+// Holds an exclusive lock on the bundle directory while it lives. flock
+// locks belong to an open file description, so two Bundles in one process
+// exclude each other as two processes do.
+std::string lock_directory(int fd) {
+  while (::flock(fd, LOCK_EX) != 0)
+    if (errno != EINTR) return system_error("lock the bundle directory", errno);
+  return {};
+}
+
+struct Written {
+  detail::ParsedFile concept_file;
+  detail::ParsedFile log_file;
+};
+
+// The disk side of remember(): both files written, or neither (the error).
+std::string write_files(const std::filesystem::path& root, const LoadOptions& options, const std::string& id,
+                        const std::string& concept_text, std::string_view date, Written& written) {
+  FileDescriptor root_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (root_fd.get() < 0) return system_error(fmt::format("open the bundle directory {}", root.string()), errno);
+  if (std::string error = lock_directory(root_fd.get()); !error.empty()) return error;
+  LogFile log;
+  if (std::string error = read_log(root_fd.get(), options.max_file_bytes, log); !error.empty()) return error;
+  std::string log_text = detail::insert_log_entry(
+      log.text, date,
+      fmt::format("* **Remembered**: [{}]({})", detail::markdown_line(written.concept_file.parsed.item.title),
+                  detail::markdown_href(id)));
+  if (log_text.size() > options.max_file_bytes)
+    return fmt::format("log.md would grow past {} bytes (max_file_bytes) and no longer load; archive old entries",
+                       options.max_file_bytes);
+
+  Directories directories(root_fd.get());
+  std::size_t slash = id.rfind('/');
+  std::string name = (slash == std::string::npos ? id : id.substr(slash + 1)) + ".md";
+  if (std::string error = directories.open(slash == std::string::npos ? "" : std::string_view(id).substr(0, slash));
+      !error.empty())
+    return error;
+  std::string error;
+  std::string temporary = write_temporary(directories.parent(), name, concept_text, std::nullopt, error);
+  if (temporary.empty()) return error;
+  if (place_new(directories.parent(), temporary, name) != 0) {
+    int saved = errno;
+    ::unlinkat(directories.parent(), temporary.c_str(), 0);
+    if (saved == EEXIST) return fmt::format("`{}.md` already exists on disk; choose another concept_id", id);
+    return system_error(fmt::format("write {}.md", id), saved);
+  }
+  temporary = write_temporary(root_fd.get(), "log.md", log_text, log.mode, error);
+  if (temporary.empty() || ::renameat(root_fd.get(), temporary.c_str(), root_fd.get(), "log.md") != 0) {
+    if (!temporary.empty()) {
+      error = system_error("replace log.md", errno);
+      ::unlinkat(root_fd.get(), temporary.c_str(), 0);
+    }
+    ::unlinkat(directories.parent(), name.c_str(), 0);
+    return error;
+  }
+  // Make the renames durable; a failure here cannot be undone any more and
+  // leaves both files in place, which is what the caller is told.
+  ::fsync(directories.parent());
+  ::fsync(root_fd.get());
+  directories.keep();
+  written.log_file = detail::parse_file({"log.md", {}, detail::FileKind::log}, options, {std::move(log_text), {}});
+  return {};
+}
 
 }  // namespace
 
-std::optional<std::string> Bundle::remember(const RememberRequest& request) {
-  Impl& impl = *impl_;
-  std::string error;
-  std::optional<std::string> id = check_new_id(request.concept_id, error);
-  if (!id) return error;
-  if (request.title.empty()) return std::string("title is empty; give the new concept a title");
-  if (find(*id)) return fmt::format("concept `{}` already exists; choose another concept_id", *id);
-  std::vector<std::string> links;
-  for (const std::string& link : request.links) {
-    std::optional<std::string> target = normalize_reference(link);
-    if (!target) return fmt::format("link `{}` does not name a concept inside the bundle", link);
-    links.push_back(*target);
+Bundle::Remembered Bundle::remember(const RememberRequest& request) {
+  Remembered out;
+  try {
+    Impl& impl = *impl_;
+    std::optional<std::string> id = new_concept_id(request.concept_id, out.error);
+    if (!id) return out;
+    if (out.error = check_fields(request); !out.error.empty()) return out;
+    if (find(*id)) {
+      out.error = fmt::format("concept `{}` already exists; choose another concept_id", *id);
+      return out;
+    }
+    std::vector<std::string> links;
+    for (const std::string& link : request.links) {
+      std::optional<std::string> target = normalize_reference(link);
+      if (!target || has_control(*target) || invalid_utf8_offset(*target) != std::string::npos) {
+        out.error = fmt::format("link `{}` does not name a concept inside the bundle", escape_invalid_utf8(link));
+        return out;
+      }
+      links.push_back(*target);
+    }
+    std::string date = request.date.empty() ? now_utc().substr(0, 10) : request.date;
+    if (!is_valid_date(date)) {
+      out.error = fmt::format("date `{}` is not YYYY-MM-DD", escape_invalid_utf8(request.date));
+      return out;
+    }
+    // Parsed before anything is written: what goes to disk is known to load
+    // back as this concept.
+    std::string text = compose_concept(request, links);
+    if (text.size() > impl.options.max_file_bytes) {
+      out.error = fmt::format("the concept would be {} bytes, over max_file_bytes ({}); shorten the body",
+                              text.size(), impl.options.max_file_bytes);
+      return out;
+    }
+    Written written;
+    written.concept_file = detail::parse_file({*id + ".md", {}, detail::FileKind::concept_file}, impl.options, {text, {}});
+    if (!written.concept_file.loaded) {
+      out.error = fmt::format("the concept would not load: {}",
+                              written.concept_file.diagnostics.empty() ? std::string("unknown problem")
+                                                                       : written.concept_file.diagnostics[0].message);
+      return out;
+    }
+    if (out.error = write_files(impl.root, impl.options, *id, text, date, written); !out.error.empty()) return out;
+    impl.add_remembered(std::move(written.concept_file.parsed), std::move(written.log_file.entries));
+    out.id = std::move(*id);
+    out.links = std::move(links);
+  } catch (const std::exception& e) {  // bad_alloc, yaml-cpp: still a value, never an escape
+    out.id.clear();
+    out.links.clear();
+    out.error = fmt::format("remember failed: {}", e.what());
   }
-  std::string date = request.date.empty() ? now_utc().substr(0, 10) : request.date;
-  if (!is_valid_date(date)) return fmt::format("date `{}` is not YYYY-MM-DD", request.date);
+  return out;
+}
 
-  fs::path target = impl.root / (*id + ".md");
-  std::error_code ec;
-  fs::create_directories(target.parent_path(), ec);
-  fs::path parent = fs::canonical(target.parent_path(), ec);
-  if (ec || !is_within(parent, impl.root))
-    return fmt::format("cannot create `{}` inside the bundle (a directory on the way is missing, not "
-                       "writable, or a link out of the bundle)",
-                       *id);
-  target = parent / target.filename();
-  if (fs::exists(fs::symlink_status(target)))
-    return fmt::format("`{}.md` already exists on disk; choose another concept_id", *id);
-  if (auto failed = write_atomically(target, compose_concept(request, links))) return failed;
-
-  fs::path log_path = impl.root / "log.md";
-  std::string entry = fmt::format("* **Remembered**: [{}](/{}.md)", request.title, *id);
-  if (auto failed = write_atomically(log_path, add_log_entry(read_text(log_path), date, entry))) {
-    fs::remove(target, ec);
-    return failed;
-  }
-
-  detail::ParsedFile file = detail::read_and_parse({*id + ".md", {-1, {}, target}, detail::FileKind::concept_file}, impl.options);
-  detail::ParsedFile log = detail::read_and_parse({"log.md", {-1, {}, log_path}, detail::FileKind::log}, impl.options);
-  if (!file.loaded) return fmt::format("wrote `{}.md` but could not read it back", *id);
+void Bundle::Impl::add_remembered(detail::ParsedConcept parsed, std::vector<detail::StoredLogEntry> root_log) {
+  const std::string& id = parsed.item.id;
   std::size_t at = static_cast<std::size_t>(
-      std::lower_bound(impl.concepts.begin(), impl.concepts.end(), *id,
+      std::lower_bound(concepts.begin(), concepts.end(), id,
                        [](const Concept& item, const std::string& key) { return item.id < key; }) -
-      impl.concepts.begin());
-  impl.total_bytes += file.parsed.item.bytes;
-  impl.concepts.insert(impl.concepts.begin() + static_cast<std::ptrdiff_t>(at), std::move(file.parsed.item));
-  impl.raw_links.insert(impl.raw_links.begin() + static_cast<std::ptrdiff_t>(at), std::move(file.parsed.raw_links));
-  for (std::string_view dir = parent_dir(*id); impl.directories.insert(std::string(dir)).second && !dir.empty();)
+      concepts.begin());
+  total_bytes += parsed.item.bytes;
+  for (std::string_view dir = parent_dir(id); directories.insert(std::string(dir)).second && !dir.empty();)
     dir = parent_dir(dir);
-  auto root_log = std::find_if(impl.logs.begin(), impl.logs.end(), [](const auto& l) { return l.first.empty(); });
-  if (root_log != impl.logs.end())
-    root_log->second = std::move(log.entries);
+  concepts.insert(concepts.begin() + static_cast<std::ptrdiff_t>(at), std::move(parsed.item));
+  raw_links.insert(raw_links.begin() + static_cast<std::ptrdiff_t>(at), std::move(parsed.raw_links));
+  auto root = std::find_if(logs.begin(), logs.end(), [](const auto& log) { return log.first.empty(); });
+  if (root != logs.end())
+    root->second = std::move(root_log);
   else
-    impl.logs.insert(impl.logs.begin(), {std::string(), std::move(log.entries)});
-  impl.finalize();
-  return std::nullopt;
+    logs.insert(logs.begin(), {std::string(), std::move(root_log)});
+  finalize();
 }
 
 }  // namespace okfbench::retrieval

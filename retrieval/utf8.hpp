@@ -1,6 +1,8 @@
 #pragma once
-// Cutting UTF-8 text without splitting a character. Header-only.
+// UTF-8 text: cutting it without splitting a character, finding and showing
+// bytes that are not UTF-8 (file names, replies and files are only bytes).
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace okfbench::retrieval {
@@ -13,5 +15,14 @@ inline std::string_view utf8_prefix(std::string_view text, std::size_t max_bytes
   while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
   return text.substr(0, cut);
 }
+
+// Offset of the first byte of `text` that is not part of valid UTF-8
+// (utf8proc's rules: no overlong forms, surrogates or code points past
+// U+10FFFF), or npos.
+std::size_t invalid_utf8_offset(std::string_view text);
+
+// `text` with each byte that is not part of valid UTF-8 written as "\xHH",
+// so a file name can be shown in a message or report that must be UTF-8.
+std::string escape_invalid_utf8(std::string_view text);
 
 }  // namespace okfbench::retrieval

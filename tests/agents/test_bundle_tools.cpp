@@ -1,8 +1,11 @@
 #include "agents/bundle_tools.hpp"
 
 #include <fmt/format.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+#include <map>
 
 #include "agents/sim_model.hpp"
 #include "retrieval/error.hpp"
@@ -168,6 +171,84 @@ TEST(BundleTools, RememberWritesInsideTheBundleAndIsSearchable) {
   EXPECT_FALSE(fs::exists(root.parent_path() / "escaped.md"));
   d.call("remember", {{"concept_id", "notes/x"}, {"title", "x"}});
   EXPECT_EQ(d.last_error, "remember: 'body' is required");
+}
+
+// A leading '/' names the bundle root in OKF: "/abs/path" is saved as
+// abs/path, and the answer says so, so open() with it finds the concept.
+TEST(BundleTools, RememberAnswersTheIdItWrote) {
+  fs::path root = demo_copy();
+  Demo d({}, root);
+  json saved = d.call("remember", {{"concept_id", "/abs/path"},
+                                   {"title", "Abs"},
+                                   {"body", "b"},
+                                   {"links", {"/runbooks/slow-queries.md"}}});
+  EXPECT_EQ(saved, (json{{"saved", "abs/path"}, {"links", {"runbooks/slow-queries"}}})) << d.last_error;
+  EXPECT_TRUE(fs::is_regular_file(root / "abs" / "path.md"));
+  EXPECT_EQ(d.call("open", {{"concept_id", saved["saved"]}})["id"], "abs/path");
+}
+
+// Refusals and errors of the system are {"error": ...} results; nothing is
+// made outside the bundle on the way.
+TEST(BundleTools, RememberFailuresAreToolErrors) {
+  fs::path root = demo_copy();
+  fs::path outside = test::fresh_dir("tools-outside");
+  fs::create_directory_symlink(outside, root / "out");
+  Demo d({}, root);
+  const std::map<std::string, std::string> cases = {
+      {std::string(300, 'x'), "ids are at most 240 bytes"},
+      {"notes/" + std::string(230, 'y'), "each '/'-separated part is at most 100 bytes"},
+      {"out/deep/x", "is a symbolic link or a file"},
+      {"a\nb", "control characters"},
+  };
+  for (const auto& [id, why] : cases) {
+    ToolResult r = d.tools.call("remember", json{{"concept_id", id}, {"title", "t"}, {"body", "b"}}.dump());
+    EXPECT_THAT(r.error, ::testing::HasSubstr(why)) << id;
+    EXPECT_EQ(json::parse(r.content), (json{{"error", r.error}}));
+  }
+  EXPECT_TRUE(fs::is_empty(outside));
+}
+
+// Replies with the scripted responses in order.
+class ScriptedModel : public ChatModel {
+ public:
+  explicit ScriptedModel(std::vector<ChatResponse> script) : script_(std::move(script)) {}
+  ChatResponse chat(const ChatRequest&) override {
+    if (next_ >= script_.size()) throw InputError("script exhausted");
+    return script_[next_++];
+  }
+  std::string name() const override { return "scripted"; }
+
+ private:
+  std::vector<ChatResponse> script_;
+  std::size_t next_ = 0;
+};
+
+// A remember that fails (a 300-character id) is one failed tool call: the
+// run goes on, answers, and keeps every turn's usage and every call.
+TEST(BundleTools, AFailedRememberKeepsTheAgentRunAndItsAccounting) {
+  fs::path root = demo_copy();
+  retrieval::Bundle bundle = retrieval::Bundle::load(root);
+  BundleTools tools(bundle);
+  std::string remember_args = json{{"concept_id", std::string(300, 'n')}, {"title", "t"}, {"body", "b"}}.dump();
+  ScriptedModel model({
+      ChatResponse{Message{Role::assistant, "", {{"c1", "remember", remember_args}, {"c2", "search", R"({"query":"slow"})"}}, {}, {}},
+                   Usage{500, 0, std::nullopt, 20}, StopReason::tool_calls, "m"},
+      ChatResponse{Message{Role::assistant, "Could not save it.", {}, {}, {}}, Usage{700, 0, std::nullopt, 5},
+                   StopReason::end_turn, "m"},
+  });
+  AgentRun run = run_agent(model, tools, "save a note");
+  EXPECT_EQ(run.stop, AgentStop::answered);
+  EXPECT_EQ(run.answer, "Could not save it.");
+  ASSERT_EQ(run.turns.size(), 2u);
+  EXPECT_EQ(run.turns[1].usage.input_tokens, 700);
+  ASSERT_EQ(run.tool_calls.size(), 2u);
+  EXPECT_THAT(run.tool_calls[0].error, ::testing::HasSubstr("ids are at most 240 bytes"));
+  EXPECT_EQ(run.tool_calls[1].error, "");
+  RunSummary s = summary(run);
+  EXPECT_EQ(s.errors, 1u);
+  EXPECT_EQ(s.resent_input_tokens, 500);
+  EXPECT_EQ(std::distance(fs::directory_iterator(root), fs::directory_iterator()),
+            std::distance(fs::directory_iterator(demo()), fs::directory_iterator()));
 }
 
 // The runner shares the bundle's one index with every tool configuration.

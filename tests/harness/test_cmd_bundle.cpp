@@ -46,6 +46,41 @@ TEST(CmdBundle, ValidateJsonAndNonConformantExitCode) {
   EXPECT_EQ(okfbench("validate " + malformed() + " --profile repo").exit_code, 1);
 }
 
+// A bundle folder, file and directory named with bytes that are not UTF-8:
+// every command still runs, the bad files are reported (escaped) and
+// skipped, and all JSON output parses.
+TEST(CmdBundle, NamesThatAreNotUtf8NeverAbortACommand) {
+  namespace fs = std::filesystem;
+  fs::path work = okfbench::test::fresh_dir("cmd-utf8");
+  fs::path root = work / "demo-\xE9";
+  fs::copy(demo(), root, fs::copy_options::recursive);
+  okfbench::test::write_file(root / "caf\xE9.md", "---\ntype: Note\n---\n\nslow query\n");
+  okfbench::test::write_file(root / "d\xFF" / "x.md", "---\ntype: Note\n---\n\nx\n");
+  std::string bundle = "'" + root.string() + "'";
+  CommandResult validate = okfbench("validate " + bundle + " --json");
+  EXPECT_EQ(validate.exit_code, 1) << validate.err;
+  nlohmann::json report = nlohmann::json::parse(validate.out);
+  EXPECT_THAT(report["bundle"].get<std::string>(), HasSubstr("demo-\\xE9"));
+  EXPECT_EQ(report["concepts"], 30);
+  EXPECT_EQ(report["diagnostics"][0]["path"], "caf\\xE9.md");
+  EXPECT_EQ(report["diagnostics"][1]["path"], "d\\xFF");
+  CommandResult search = okfbench("search " + bundle + " 'slow query' --json");
+  EXPECT_EQ(search.exit_code, 0) << search.err;
+  EXPECT_TRUE(nlohmann::json::accept(search.out)) << search.out;
+  for (const char* surface : {"grafito", "harnessx"}) {
+    CommandResult agent = okfbench("agent " + bundle + " 'A query got slow after a load' --surface " + surface);
+    EXPECT_EQ(agent.exit_code, 0) << surface << ": " << agent.err;
+  }
+  okfbench::test::write_file(work / "spec.yaml",
+                             "bundles:\n  - path: demo-\xE9\n    questions: " +
+                                 (okfbench::test::source_dir() / "datasets/experiments/questions/demo.yaml").string() +
+                                 "\npaths:\n  context: {budget_tokens: 1000}\n  agent: {tools: [[search, open]], "
+                                 "max_turns: 3}\nmodels: [sim]\n");
+  CommandResult run = okfbench("run " + (work / "spec.yaml").string() + " --out " + (work / "out").string());
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(nlohmann::json::accept(okfbench::test::read_file(work / "out" / "report.json")));
+}
+
 TEST(CmdBundle, UsageErrorsExitTwo) {
   EXPECT_EQ(okfbench("validate " + demo() + " --profile nope").exit_code, 2);
   EXPECT_EQ(okfbench("validate").exit_code, 2);

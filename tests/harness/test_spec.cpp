@@ -138,6 +138,20 @@ TEST(Spec, PathBundlesResolveAgainstTheSpecFolderAndExpandVariables) {
   EXPECT_THROW(load_spec(dir / "missing.yaml"), InputError);
 }
 
+// Names derived from folder and file names end up in JSON records and
+// reports, so bytes that are not UTF-8 are escaped ("\xE9"), never kept.
+TEST(Spec, NamesFromFolderAndFileNamesAreUtf8) {
+  const fs::path dir = test::fresh_dir("spec-utf8");
+  test::write_file(dir / "caf\xE9" / "index.md", "# Demo\n");
+  test::write_file(dir / "caf\xE9" / "questions.yaml", "questions: []\n");
+  test::write_file(dir / "sweep\xFF.yaml", "bundles:\n  - path: caf\xE9\npaths: {context: {}}\n");
+  const ExperimentSpec spec = load_spec(dir / "sweep\xFF.yaml");
+  EXPECT_EQ(spec.name, "sweep\\xFF");
+  ASSERT_EQ(spec.bundles.size(), 1u);
+  EXPECT_EQ(spec.bundles[0].name, "caf\\xE9");
+  EXPECT_EQ(spec.bundles[0].path, dir / "caf\xE9");  // the folder itself is still found by its bytes
+}
+
 TEST(Spec, ShippedExperimentsParse) {
   const ExperimentSpec spec = load_spec(test::source_dir() / "datasets" / "experiments" / "default.yaml");
   EXPECT_EQ(spec.name, "default");

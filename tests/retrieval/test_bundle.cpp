@@ -1,5 +1,5 @@
 // Bundle::load on small hand-written bundles: fields, links, graph, layers,
-// indexes, logs, remember, determinism and path safety.
+// indexes, logs, determinism and path safety (remember(): test_bundle_remember.cpp).
 #include "retrieval/bundle.hpp"
 
 #include <gmock/gmock.h>
@@ -16,7 +16,6 @@ namespace okfbench::retrieval {
 namespace {
 namespace fs = std::filesystem;
 using okfbench::test::fresh_dir;
-using okfbench::test::read_file;
 using okfbench::test::write_file;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -35,14 +34,6 @@ std::vector<std::string> targets(const Concept& item) {
   std::vector<std::string> out;
   for (const Link& link : item.links) out.push_back(link.resolved ? link.target : "!" + link.raw);
   return out;
-}
-
-Bundle::RememberRequest request(const std::string& id) {
-  Bundle::RememberRequest made;
-  made.concept_id = id;
-  made.title = "T";
-  made.body = "body";
-  return made;
 }
 
 std::vector<std::string> ids(const std::vector<Neighbor>& neighbors) {
@@ -240,64 +231,6 @@ TEST(BundleHistory, ReadsEveryLogNewestFirstAndFiltersByConcept) {
   EXPECT_EQ(bundle.diagnostics()[0].line, 6);
 }
 
-TEST(BundleRemember, WritesConceptAndLogEntryInsideTheBundle) {
-  fs::path root = make_bundle("remember", {
-      {"runbooks/slow.md", concept_md("type: Playbook\n", "")},
-      {"log.md", "# Log\n\n## 2026-01-01\n\n* **Added**: the runbook.\n"},
-  });
-  Bundle bundle = Bundle::load(root);
-  Bundle::RememberRequest request;
-  request.concept_id = "notes/checklist";
-  request.title = "Slow query: checklist";
-  request.body = "1. Check the plan.";
-  request.description = "What to check first.";
-  request.links = {"runbooks/slow", "/runbooks/slow.md"};
-  request.date = "2026-02-02";
-  ASSERT_EQ(bundle.remember(request), std::nullopt);
-  const Concept* saved = bundle.find("notes/checklist");
-  ASSERT_NE(saved, nullptr);
-  EXPECT_EQ(saved->title, "Slow query: checklist");
-  EXPECT_EQ(saved->type, "Note");
-  EXPECT_EQ(saved->trust, TrustTier::unverified);
-  EXPECT_THAT(targets(*saved), ElementsAre("runbooks/slow", "runbooks/slow"));
-  EXPECT_THAT(ids(bundle.neighbors("runbooks/slow", Direction::in)), ElementsAre("notes/checklist/RELATED/1"));
-  EXPECT_EQ(read_file(root / "log.md"),
-            "# Log\n\n## 2026-02-02\n\n* **Remembered**: [Slow query: checklist](/notes/checklist.md)\n\n"
-            "## 2026-01-01\n\n* **Added**: the runbook.\n");
-  ASSERT_EQ(bundle.history("notes/checklist").size(), 1u);
-  // A fresh load sees exactly what the live bundle has.
-  Bundle reloaded = Bundle::load(root);
-  ASSERT_NE(reloaded.find("notes/checklist"), nullptr);
-  EXPECT_EQ(reloaded.find("notes/checklist")->links, saved->links);
-  EXPECT_TRUE(reloaded.diagnostics().empty());
-  for (const auto& entry : fs::recursive_directory_iterator(root))
-    EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
-}
-
-TEST(BundleRemember, RefusesIdsOutsideTheBundleOrTaken) {
-  fs::path root = make_bundle("remember-bad", {{"a.md", concept_md("type: X\n", "")}});
-  Bundle bundle = Bundle::load(root);
-  for (std::string bad : {"../escape", "a/../../x", "/../x", "", ".hidden", "x/index", "log", "a\\b"})
-    EXPECT_TRUE(bundle.remember(request(bad)).has_value()) << bad;
-  EXPECT_THAT(*bundle.remember(request("a")), HasSubstr("already exists"));
-  Bundle::RememberRequest escaping = request("b");
-  escaping.links = {"../../etc/passwd"};
-  EXPECT_THAT(*bundle.remember(escaping), HasSubstr("does not name"));
-  EXPECT_FALSE(fs::exists(root.parent_path() / "escape.md"));
-  EXPECT_EQ(bundle.concepts().size(), 1u);
-}
-
-TEST(BundleRemember, FollowsNoSymlinkOutOfTheRoot) {
-  fs::path outside = fresh_dir("remember-outside");
-  fs::path root = make_bundle("remember-link", {{"a.md", concept_md("type: X\n", "")}});
-  fs::create_directory_symlink(outside, root / "out");
-  Bundle bundle = Bundle::load(root);
-  std::optional<std::string> error = bundle.remember(request("out/x"));
-  ASSERT_TRUE(error);
-  EXPECT_THAT(*error, HasSubstr("inside the bundle"));
-  EXPECT_TRUE(fs::is_empty(outside));
-}
-
 TEST(BundlePaths, LookupsNeverLeaveTheRoot) {
   fs::path root = make_bundle("paths", {{"tables/orders.md", concept_md("type: X\n", "")}});
   write_file(root.parent_path() / "secret.md", concept_md("type: Secret\n", ""));
@@ -369,7 +302,7 @@ TEST(BundleLoad, ParallelLoadsAreIdentical) {
 }
 
 // The walk keeps at most 256 directories open; files below the others are
-// opened by full path. Every file must load either way.
+// opened by their path from the nearest open one. Every file must load either way.
 TEST(BundleWalk, ManyDirectoriesAllLoad) {
   std::map<std::string, std::string> files;
   for (int i = 0; i < 400; ++i)
