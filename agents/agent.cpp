@@ -5,16 +5,21 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "agents/json_util.hpp"
 #include "agents/openai_json.hpp"
 #include "retrieval/error.hpp"
+#include "retrieval/saturate.hpp"
+#include "retrieval/json_text.hpp"
 
 namespace okfbench::agents {
 namespace {
 
 // Arguments compare as JSON, so {"a":1, "b":2} repeats {"b":2,"a":1}.
+// Arguments nested too deep to serialise safely compare as text.
 std::string canonical_call(const ToolCall& call) {
+  if (json_util::nesting_depth(call.arguments) > json_util::kMaxDepth) return call.name + '\n' + call.arguments;
   nlohmann::json args = nlohmann::json::parse(call.arguments, nullptr, false);
-  return call.name + '\n' + (args.is_discarded() ? call.arguments : args.dump());
+  return call.name + '\n' + (args.is_discarded() ? call.arguments : json_text(args));
 }
 
 std::vector<Message> opening_messages(const Toolbox& tools, std::string_view question, const AgentOptions& options) {
@@ -52,24 +57,29 @@ class Loop {
       ChatResponse response;
       try {
         response = model_.chat(request());
-      } catch (const InputError& e) {
+      } catch (const std::exception& e) {
         run_.stop = AgentStop::model_error;
         run_.error = e.what();
+        run_.failure = failure_of(e);
         return std::move(run_);
       }
       Message message = std::move(response.message);
       message.role = Role::assistant;
-      run_.turns.push_back(TurnRecord{turn, response.usage, message.tool_calls.size()});
       if (message.tool_calls.empty()) {
+        run_.turns.push_back(TurnRecord{turn, response.usage, 0, 0});
         run_.answer = message.content;
         run_.messages.push_back(std::move(message));
         run_.stop = AgentStop::answered;
         return std::move(run_);
       }
+      std::size_t dropped = drop_extra_calls(message);
+      run_.turns.push_back(TurnRecord{turn, response.usage, message.tool_calls.size(), dropped});
       for (std::size_t i = 0; i < message.tool_calls.size(); ++i)
         if (message.tool_calls[i].id.empty()) message.tool_calls[i].id = fmt::format("call_{}_{}", turn, i + 1);
       run_.messages.push_back(message);
       for (const ToolCall& call : message.tool_calls) execute(turn, call);
+      // The model learns of the dropped calls where it reads about the ones that ran.
+      if (dropped > 0) run_.messages.back().content += dropped_note(dropped);
     }
     run_.stop = AgentStop::max_turns;
     return std::move(run_);
@@ -86,11 +96,35 @@ class Loop {
     return r;
   }
 
+  std::size_t cap() const { return std::max<std::size_t>(1, options_.max_tool_calls_per_turn); }
+
+  // Keeps the first cap() calls of a reply; returns how many were cut.
+  std::size_t drop_extra_calls(Message& message) const {
+    if (message.tool_calls.size() <= cap()) return 0;
+    std::size_t dropped = message.tool_calls.size() - cap();
+    message.tool_calls.resize(cap());
+    return dropped;
+  }
+
+  std::string dropped_note(std::size_t dropped) const {
+    return fmt::format("\n[{} more tool call(s) in your last reply were not run: at most {} run per turn. Ask "
+                       "again for what you still need.]",
+                       dropped, cap());
+  }
+
+  ToolResult call_tool(const ToolCall& call) {
+    if (!offered(run_.tools, call.name))
+      return tool_error(
+          fmt::format("unknown tool '{}'; available tools: {}", call.name, available_names(run_.tools)));
+    try {
+      return tools_.call(call.name, call.arguments);
+    } catch (const std::exception& e) {
+      return tool_error(fmt::format("{} failed: {}", call.name, e.what()));
+    }
+  }
+
   void execute(int turn, const ToolCall& call) {
-    ToolResult result = offered(run_.tools, call.name)
-                            ? tools_.call(call.name, call.arguments)
-                            : tool_error(fmt::format("unknown tool '{}'; available tools: {}", call.name,
-                                                     available_names(run_.tools)));
+    ToolResult result = call_tool(call);
     ToolCallRecord record{turn, call.name, call.arguments, result.content.size(), result.error,
                           !seen_.insert(canonical_call(call)).second};
     if (options_.on_tool_call) options_.on_tool_call(record, result.content);
@@ -111,7 +145,7 @@ std::string count_text(const std::optional<std::int64_t>& value) {
 }  // namespace
 
 ToolResult tool_error(std::string message) {
-  return ToolResult{nlohmann::json{{"error", message}}.dump(), std::move(message)};
+  return ToolResult{json_text(nlohmann::json{{"error", message}}), std::move(message)};
 }
 
 AgentRun run_agent(ChatModel& model, Toolbox& tools, std::string_view question, const AgentOptions& options) {
@@ -133,17 +167,18 @@ RunSummary summary(const AgentRun& run) {
   std::optional<std::int64_t> total = 0, largest = 0;
   for (std::size_t i = 0; i < run.turns.size(); ++i) {
     const Usage& u = run.turns[i].usage;
+    s.dropped_tool_calls += run.turns[i].dropped_tool_calls;
     s.usage = i == 0 ? u : add(s.usage, u);
     s.input_per_turn.push_back(u.input_tokens);
-    s.new_input_per_turn.push_back(u.input_tokens && previous ? std::optional(*u.input_tokens - *previous)
+    s.new_input_per_turn.push_back(u.input_tokens && previous ? std::optional(saturating_add(*u.input_tokens, -*previous))
                                                               : std::nullopt);
     previous = u.input_tokens;
-    total = u.input_tokens && total ? std::optional(*total + *u.input_tokens) : std::nullopt;
+    total = u.input_tokens && total ? std::optional(saturating_add(*total, *u.input_tokens)) : std::nullopt;
     largest = u.input_tokens && largest ? std::optional(std::max(*largest, *u.input_tokens)) : std::nullopt;
   }
-  if (total && largest) s.resent_input_tokens = *total - *largest;
+  if (total && largest) s.resent_input_tokens = saturating_add(*total, -*largest);
   if (run.schema_tokens_per_call)
-    s.schema_tokens = *run.schema_tokens_per_call * static_cast<std::int64_t>(run.turns.size());
+    s.schema_tokens = saturating_mul(*run.schema_tokens_per_call, static_cast<std::int64_t>(run.turns.size()));
   return s;
 }
 

@@ -9,6 +9,12 @@
 //
 // A turn is one model call. Tools requested on the last allowed turn still run
 // (their results are recorded) but the model never sees them.
+//
+// Limits: at most max_tool_calls_per_turn (64) calls of one reply run; the
+// rest are dropped from the conversation, counted in TurnRecord, and a note
+// appended to the last result of the turn tells the model. A tool that throws becomes an
+// {"error": ...} result, and a model call that throws ends the run with
+// stop = model_error, so the accounting of the turns before is never lost.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -18,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "agents/call_error.hpp"
 #include "agents/model.hpp"
 #include "agents/toolbox.hpp"
 #include "agents/wire.hpp"
@@ -38,14 +45,18 @@ struct ToolCallRecord {
 struct TurnRecord {
   int turn = 0;
   Usage usage;  // as the model reported it for this call (unknown stays unknown)
-  std::size_t tool_calls = 0;
+  std::size_t tool_calls = 0;          // calls run
+  std::size_t dropped_tool_calls = 0;  // calls asked for beyond max_tool_calls_per_turn, not run
   bool operator==(const TurnRecord&) const = default;
 };
 
 enum class AgentStop { answered, max_turns, model_error };
 
+inline constexpr std::size_t kDefaultMaxToolCallsPerTurn = 64;
+
 struct AgentOptions {
   int max_turns = 12;
+  std::size_t max_tool_calls_per_turn = kDefaultMaxToolCallsPerTurn;  // at least 1
   // An earlier conversation to continue (what AgentRun::messages returned);
   // its system message, if any, is kept and system_prompt is ignored.
   std::vector<Message> history;
@@ -63,6 +74,7 @@ struct AgentRun {
   std::string answer;          // the final assistant content ("" unless stop == answered)
   AgentStop stop = AgentStop::answered;
   std::string error;           // the model failure when stop == model_error
+  Failure failure = Failure::permanent;  // whether that failure may pass (stop == model_error only)
   std::vector<TurnRecord> turns;
   std::vector<ToolCallRecord> tool_calls;
   std::vector<Message> messages;  // the whole conversation, to pass back as history
@@ -73,12 +85,14 @@ struct AgentRun {
 AgentRun run_agent(ChatModel& model, Toolbox& tools, std::string_view question, const AgentOptions& options = {});
 
 // The breakdown of the seed's run.summary(). Every token figure is unknown
-// (nullopt) when any turn it depends on was not reported.
+// (nullopt) when any turn it depends on was not reported; sums saturate at
+// INT64_MAX (retrieval/saturate.hpp) instead of wrapping.
 struct RunSummary {
   std::size_t turns = 0;           // model calls
   std::size_t tool_calls = 0;
   std::size_t errors = 0;          // tool calls that returned an error
   std::size_t repeated_calls = 0;
+  std::size_t dropped_tool_calls = 0;  // asked for beyond the per-turn cap, not run
   std::size_t result_bytes = 0;    // all tool output added to the conversation
   std::map<std::string, std::size_t> bytes_by_tool;
   std::map<std::string, std::size_t> calls_by_tool;

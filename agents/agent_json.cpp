@@ -30,6 +30,7 @@ void to_json(nlohmann::json& out, const TurnRecord& t) {
   out = nlohmann::json(t.usage);
   out["turn"] = t.turn;
   out["tool_calls"] = t.tool_calls;
+  out["dropped_tool_calls"] = t.dropped_tool_calls;
 }
 
 void to_json(nlohmann::json& out, const RunSummary& s) {
@@ -37,6 +38,7 @@ void to_json(nlohmann::json& out, const RunSummary& s) {
          {"tool_calls", s.tool_calls},
          {"errors", s.errors},
          {"repeated_calls", s.repeated_calls},
+         {"dropped_tool_calls", s.dropped_tool_calls},
          {"result_bytes", s.result_bytes},
          {"bytes_by_tool", s.bytes_by_tool},
          {"calls_by_tool", s.calls_by_tool},
@@ -51,6 +53,7 @@ void to_json(nlohmann::json& out, const AgentRun& run) {
   out = {{"answer", run.answer},
          {"stop", to_string(run.stop)},
          {"error", run.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.error)},
+         {"failure", run.stop == AgentStop::model_error ? nlohmann::json(to_string(run.failure)) : nlohmann::json(nullptr)},
          {"turns", run.turns},
          {"tool_calls", run.tool_calls},
          {"schema_tokens_per_call", count(run.schema_tokens_per_call)},

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "agents/json_util.hpp"
+#include "retrieval/json_text.hpp"
+#include "retrieval/saturate.hpp"
 
 namespace okfbench::agents::anthropic {
 namespace {
@@ -13,6 +15,7 @@ constexpr std::string_view kResponse = "Anthropic response";
 const json kEphemeral = {{"type", "ephemeral"}};
 
 json arguments_object(const ToolCall& call) {
+  json_util::check_arguments(call.arguments, call.name, kRequest);
   json input = json::parse(call.arguments.empty() ? "{}" : call.arguments, nullptr, false);
   if (input.is_discarded() || !input.is_object())
     throw InputError(fmt::format("{}: arguments of tool call '{}' ({}) are not a JSON object", kRequest, call.name,
@@ -119,8 +122,8 @@ void set_count(json& out, const char* field, const std::optional<std::int64_t>& 
 Usage normalise(const RawUsage& raw) {
   Usage usage;
   if (raw.input_tokens)
-    usage.input_tokens = *raw.input_tokens + raw.cache_read_input_tokens.value_or(0) +
-                         raw.cache_creation_input_tokens.value_or(0);
+    usage.input_tokens = saturating_add(saturating_add(*raw.input_tokens, raw.cache_read_input_tokens.value_or(0)),
+                                        raw.cache_creation_input_tokens.value_or(0));
   usage.cached_input_tokens = raw.cache_read_input_tokens;
   usage.cache_write_tokens = raw.cache_creation_input_tokens;
   usage.output_tokens = raw.output_tokens;
@@ -145,7 +148,7 @@ std::string request_to_json(const ChatRequest& request) {
     if (last.is_array() && !last.empty()) last.back()["cache_control"] = kEphemeral;
   }
   if (request.temperature) body["temperature"] = *request.temperature;
-  return body.dump();
+  return json_text(body);
 }
 
 ChatRequest request_from_json(std::string_view text) {
@@ -197,7 +200,7 @@ std::string response_to_json(const ChatResponse& response, std::string_view id) 
                {"stop_reason", reason_of(response.stop)},
                {"stop_sequence", nullptr},
                {"usage", usage}};
-  return body.dump();
+  return json_text(body);
 }
 
 ChatResponse response_from_json(std::string_view text) {

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "retrieval/error.hpp"
+#include "retrieval/json_text.hpp"
 #include "retrieval/utf8.hpp"
 
 namespace okfbench::agents {
@@ -198,7 +199,7 @@ struct BundleTools::Impl {
     json concepts = json::array();
     for (const retrieval::IndexEntry& e : listing->concepts)
       concepts.push_back({{"id", e.id}, {"title", e.title}, {"description", e.description}, {"type", e.type}});
-    return json{{"layer", listing->layer}, {"subdirs", listing->subdirs}, {"concepts", concepts}}.dump();
+    return json_text(json{{"layer", listing->layer}, {"subdirs", listing->subdirs}, {"concepts", concepts}});
   }
 
   std::vector<retrieval::Hit> run_search(const std::string& query, long long limit, retrieval::SearchOptions o) const {
@@ -213,7 +214,7 @@ struct BundleTools::Impl {
       hit["score"] = rounded(h.score);
       hits.push_back(std::move(hit));
     }
-    return hits.dump();
+    return json_text(hits);
   }
 
   std::string open(const Args& a) const {
@@ -227,9 +228,8 @@ struct BundleTools::Impl {
     for (const retrieval::Citation& citation : c.citations)
       cites.push_back(citation.text.empty() ? citation.label : citation.label + ": " + citation.text);
     std::string body = cut_text(c.body, options.max_body_chars, "the rest is not available through open");
-    return json{{"id", c.id},     {"type", c.type}, {"title", c.title}, {"description", c.description},
-                {"tags", c.tags}, {"body", body},   {"links", links},   {"cites", cites}}
-        .dump();
+    return json_text(json{{"id", c.id},     {"type", c.type}, {"title", c.title}, {"description", c.description},
+                          {"tags", c.tags}, {"body", body},   {"links", links},   {"cites", cites}});
   }
 
   std::string follow(const Args& a) const {
@@ -246,7 +246,7 @@ struct BundleTools::Impl {
       item["rel"] = n.relation;
       out.push_back(std::move(item));
     }
-    return out.dump();
+    return json_text(out);
   }
 
   std::string history(const Args& a) const {
@@ -256,7 +256,7 @@ struct BundleTools::Impl {
     json out = json::array();
     for (const retrieval::LogEntry& e : bundle.history(canonical))
       out.push_back({{"date", e.date}, {"kind", e.kind}, {"text", e.text}, {"scope", e.scope}});
-    return out.dump();
+    return json_text(out);
   }
 
   std::string remember(const Args& a) {
@@ -272,7 +272,7 @@ struct BundleTools::Impl {
     // bundle), so from now on the tools search an index of their own.
     index = &own_index.emplace(retrieval::SearchIndex::build(bundle));
     // The id as written (a leading '/' dropped), which open() finds.
-    return json{{"saved", saved.id}, {"links", saved.links}}.dump();
+    return json_text(json{{"saved", saved.id}, {"links", saved.links}});
   }
 
   std::string search_concepts(const Args& a) const {
@@ -289,7 +289,7 @@ struct BundleTools::Impl {
                       {"status", retrieval::to_string(c.status)},
                       {"score", rounded(h.score)}});
     }
-    return hits.dump();
+    return json_text(hits);
   }
 
   std::string header(const Concept& c) const {
@@ -343,11 +343,10 @@ struct BundleTools::Impl {
     };
     json unresolved = json::array();
     for (const retrieval::Link* l : bundle.unresolved(c.id)) unresolved.push_back({{"href", l->raw}, {"text", l->text}});
-    return json{{"path", path_of(c)},
-                {"outbound", list(retrieval::Direction::out)},
-                {"backlinks", list(retrieval::Direction::in)},
-                {"unresolved", unresolved}}
-        .dump();
+    return json_text(json{{"path", path_of(c)},
+                          {"outbound", list(retrieval::Direction::out)},
+                          {"backlinks", list(retrieval::Direction::in)},
+                          {"unresolved", unresolved}});
   }
 
   std::string dispatch(std::string_view name, const Args& a) {
@@ -444,7 +443,7 @@ std::string BundleTools::default_system_prompt() const {
   line(has("remember"), "Optionally remember a conclusion worth keeping as a new concept.");
   return fmt::format("You answer questions from an OKF knowledge bundle: markdown concepts with metadata, "
                      "organised in layers.\nLayers (concepts per layer): {}\nProtocol:\n{}",
-                     layers.dump(), protocol);
+                     json_text(layers), protocol);
 }
 
 std::vector<std::string> opened_concepts(const AgentRun& run, const retrieval::Bundle& bundle) {

@@ -6,11 +6,13 @@
 #include <sqlite3.h>
 
 #include "agents/cache_model.hpp"
+#include "agents/call_error.hpp"
 #include "agents/hash.hpp"
 #include "agents/json_util.hpp"
 #include "agents/sqlite_statement.hpp"
 #include "agents/wire_json.hpp"
 #include "retrieval/error.hpp"
+#include "retrieval/json_text.hpp"
 
 namespace okfbench::agents {
 namespace {
@@ -27,16 +29,14 @@ std::uint64_t parse_hash(const std::string& text, const std::string& where) {
 }
 
 constexpr const char* kCacheLabel = "response cache";
-}  // namespace
 
-std::string redact(std::string text, const std::vector<std::string>& secrets) {
-  for (const std::string& secret : secrets) {
-    if (secret.empty()) continue;
-    for (std::size_t at = text.find(secret); at != std::string::npos; at = text.find(secret, at))
-      text.replace(at, secret.size(), "[REDACTED]");
-  }
-  return text;
+// The given secrets and every key resolved so far in this process.
+std::vector<std::string> all_secrets(const std::vector<std::string>& given) {
+  std::vector<std::string> secrets = known_secrets();
+  secrets.insert(secrets.end(), given.begin(), given.end());
+  return secrets;
 }
+}  // namespace
 
 RecordingModel::RecordingModel(std::unique_ptr<ChatModel> inner, std::filesystem::path cassette,
                                std::vector<std::string> secrets)
@@ -62,7 +62,7 @@ ChatResponse RecordingModel::chat(const ChatRequest& request) {
                {"request", json::parse(wire_json::request_to_json(request))},
                {"response", json::parse(wire_json::response_to_json(response))}};
   std::ofstream out(cassette_, std::ios::app);
-  out << redact(line.dump(), secrets_) << '\n';
+  out << redact_json(json_text(line), all_secrets(secrets_)) << '\n';
   if (!out) throw InputError(fmt::format("cannot append to cassette {}", cassette_.string()));
   return response;
 }
@@ -87,9 +87,10 @@ ChatResponse ReplayModel::chat(const ChatRequest& request) {
   std::uint64_t h = wire_json::request_hash(request);
   auto it = responses_.find(h);
   if (it == responses_.end())
-    throw InputError(fmt::format("replay: request {} is not in cassette {} ({} recorded); the run diverged from the "
-                                 "recording, so record it again",
-                                 hex(h), cassette_.string(), responses_.size()));
+    throw CallError(Failure::permanent,
+                    fmt::format("replay: request {} is not in cassette {} ({} recorded); the run diverged from the "
+                                "recording, so record it again",
+                                hex(h), cassette_.string(), responses_.size()));
   return wire_json::response_from_json(it->second);
 }
 
@@ -117,7 +118,7 @@ CachingModel::~CachingModel() { sqlite3_close(db_); }
 
 std::string CachingModel::key_text(const ChatRequest& request) const {
   return redact(fmt::format("{}\n{}\n{}\n{}", endpoint_, inner_->name(), repeat_, wire_json::request_to_json(request)),
-                secrets_);
+                all_secrets(secrets_));
 }
 
 ChatResponse CachingModel::chat(const ChatRequest& request) {
@@ -142,7 +143,7 @@ ChatResponse CachingModel::chat(const ChatRequest& request) {
   insert.bind(3, endpoint_);
   insert.bind(4, inner_->name());
   insert.bind(5, std::to_string(repeat_));
-  insert.bind(6, redact(wire_json::response_to_json(response), secrets_));
+  insert.bind(6, redact_json(wire_json::response_to_json(response), all_secrets(secrets_)));
   insert.step();
   return response;
 }

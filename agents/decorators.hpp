@@ -4,11 +4,14 @@
 //   RecordingModel  passes calls through and appends each new exchange to a
 //                   cassette (JSONL, one line per request hash):
 //                     {"hash": "<16 hex>", "model": "<inner name>", "request": {...}, "response": {...}}
-//                   Every secret given (API keys) is replaced by "[REDACTED]"
-//                   in each line before it is written, as a second line of
-//                   defence: requests never carry keys in the first place.
-//   ReplayModel     answers from a cassette; a request it has not seen is an
-//                   InputError naming the hash and the cassette.
+//                   Every secret given and every key agents/secrets.hpp knows
+//                   is replaced by "[REDACTED]" in each line before it is
+//                   written, as a second line of defence: requests never
+//                   carry keys in the first place.
+//   ReplayModel     answers from a cassette; a request it has not seen is a
+//                   permanent CallError naming the hash and the cassette.
+//                   Cassette lines are read under the limits of
+//                   agents/json_util.hpp (depth, counts), like a live reply.
 //   CachingModel    a response cache in SQLite keyed by endpoint, model,
 //                   request and repeat index (so repeats of one trial stay
 //                   distinct samples); the full key text is stored and
@@ -23,6 +26,7 @@
 #include <vector>
 
 #include "agents/model.hpp"
+#include "agents/secrets.hpp"
 
 struct sqlite3;
 
@@ -80,8 +84,5 @@ class CachingModel : public ChatModel {
   std::size_t hits_ = 0, misses_ = 0;
   std::mutex mutex_;
 };
-
-// Replaces every occurrence of each non-empty secret in `text` with "[REDACTED]".
-std::string redact(std::string text, const std::vector<std::string>& secrets);
 
 }  // namespace okfbench::agents

@@ -14,6 +14,7 @@
 #include "retrieval/analyzer.hpp"
 #include "retrieval/digest.hpp"
 #include "retrieval/error.hpp"
+#include "retrieval/json_text.hpp"
 
 namespace okfbench::agents {
 namespace {
@@ -47,7 +48,7 @@ class OpenAIEmbedder : public retrieval::Embedder {
       Headers headers{{"Content-Type", "application/json"}};
       if (!endpoint_.api_key.empty()) headers.emplace_back("Authorization", "Bearer " + endpoint_.api_key);
       std::string url = endpoint_.base_url + "/embeddings";
-      HttpResult result = post_json(url, headers, body.dump(), endpoint_.retry, "OpenAI " + url);
+      HttpResult result = post_json(url, headers, json_text(body), endpoint_.retry, "OpenAI " + url);
       for (auto& v : embeddings_from_json(result.body, end - begin, "OpenAI " + url)) out.push_back(std::move(v));
     }
     return out;

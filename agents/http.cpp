@@ -12,10 +12,13 @@
 #include <thread>
 
 #include "agents/json_util.hpp"
+#include "agents/secrets.hpp"
 #include "retrieval/error.hpp"
 
 namespace okfbench::agents {
 namespace {
+
+using Clock = std::chrono::steady_clock;
 
 void global_init() {
   static std::once_flag once;
@@ -25,11 +28,21 @@ void global_init() {
 struct Exchange {
   std::string body;
   std::optional<double> retry_after;
+  std::size_t limit = 0;
+  bool too_large = false;
 };
 
+// Returning less than it was given makes libcurl stop with CURLE_WRITE_ERROR,
+// so an endless body never grows past the limit.
 std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
-  static_cast<Exchange*>(user)->body.append(data, size * count);
-  return size * count;
+  auto* exchange = static_cast<Exchange*>(user);
+  std::size_t n = size * count;
+  if (n > exchange->limit - exchange->body.size()) {
+    exchange->too_large = true;
+    return 0;
+  }
+  exchange->body.append(data, n);
+  return n;
 }
 
 std::size_t on_header(char* data, std::size_t size, std::size_t count, void* user) {
@@ -53,17 +66,22 @@ struct Attempt {
   long status = 0;
   Exchange exchange;
   std::string transport_error;
+  double seconds = 0;
 };
 
+long milliseconds(double seconds) { return std::max(1L, static_cast<long>(std::ceil(seconds * 1000))); }
+
+// One attempt, given at most `budget` seconds (what is left of the deadline).
 Attempt attempt_once(const std::string& url, const Headers& headers, const std::string& body,
-                     const RetryPolicy& policy) {
+                     const RetryPolicy& policy, double budget) {
   global_init();
   std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), curl_easy_cleanup);
-  if (!curl) throw InputError("libcurl could not create a handle");
+  if (!curl) throw CallError(Failure::transient, "libcurl could not create a handle");
   curl_slist* list = nullptr;
   for (const auto& [name, value] : headers) list = curl_slist_append(list, (name + ": " + value).c_str());
   std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> header_list(list, curl_slist_free_all);
   Attempt a;
+  a.exchange.limit = policy.max_response_bytes;
   char error[CURL_ERROR_SIZE] = {0};
   CURL* h = curl.get();
   curl_easy_setopt(h, CURLOPT_URL, url.c_str());
@@ -75,22 +93,56 @@ Attempt attempt_once(const std::string& url, const Headers& headers, const std::
   curl_easy_setopt(h, CURLOPT_WRITEDATA, &a.exchange);
   curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(h, CURLOPT_HEADERDATA, &a.exchange);
-  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(policy.timeout_seconds * 1000));
-  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(policy.connect_timeout_seconds * 1000));
+  // A Content-Length above the limit is refused before the body is read.
+  curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(policy.max_response_bytes));
+  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, milliseconds(std::min(policy.timeout_seconds, budget)));
+  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(std::min(policy.connect_timeout_seconds, budget)));
+  if (policy.low_speed_bytes_per_second > 0) {
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, policy.low_speed_bytes_per_second);
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, std::max(1L, policy.low_speed_seconds));
+  }
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error);
+  const auto start = Clock::now();
   a.code = curl_easy_perform(h);
+  a.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (a.code != CURLE_OK) a.transport_error = error[0] ? error : curl_easy_strerror(a.code);
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &a.status);
   return a;
 }
 
-bool retryable_status(long status) { return status == 429 || status >= 500; }
+bool oversized(const Attempt& a) { return a.exchange.too_large || a.code == CURLE_FILESIZE_EXCEEDED; }
 
-std::string describe(const Attempt& a) {
+// Transport failures are transient (the network, a timeout, a cut body)
+// except those that repeat identically: an oversized body and a URL libcurl
+// cannot use.
+Failure classify(const Attempt& a) {
+  if (oversized(a)) return Failure::permanent;
+  if (a.code == CURLE_URL_MALFORMAT || a.code == CURLE_UNSUPPORTED_PROTOCOL) return Failure::permanent;
+  if (a.code != CURLE_OK) return Failure::transient;
+  return transient_status(a.status) ? Failure::transient : Failure::permanent;
+}
+
+// The secrets a message must not carry: every header value (and the token of
+// "Bearer KEY") besides the keys known process-wide.
+std::vector<std::string> secrets_of(const Headers& headers) {
+  std::vector<std::string> secrets = known_secrets();
+  for (const auto& [name, value] : headers) {
+    if (name == "Content-Type" || name == "anthropic-version") continue;
+    secrets.push_back(value);
+    if (auto space = value.rfind(' '); space != std::string::npos) secrets.push_back(value.substr(space + 1));
+  }
+  return secrets;
+}
+
+std::string describe(const Attempt& a, const RetryPolicy& policy) {
+  if (oversized(a))
+    return fmt::format("the reply body is larger than the limit of {} bytes (max_response_bytes); a chat reply is "
+                       "far smaller, so the endpoint is misbehaving",
+                       policy.max_response_bytes);
   if (a.code != CURLE_OK) return a.transport_error;
   std::string message = json_util::error_message(a.exchange.body);
-  if (message.empty()) message = a.exchange.body.substr(0, 200);
+  if (message.empty()) message = json_util::valid_utf8(a.exchange.body.substr(0, 200));
   return fmt::format("HTTP {}: {}", a.status, message);
 }
 
@@ -98,7 +150,18 @@ double jitter_draw() {
   thread_local std::mt19937_64 rng(std::random_device{}());
   return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
 }
+
+[[noreturn]] void fail(Failure failure, const std::string& message, const std::vector<std::string>& secrets) {
+  throw CallError(failure, redact(json_util::valid_utf8(message), secrets));
+}
+
+void wait(const RetryPolicy& policy, double seconds) {
+  if (policy.sleep) policy.sleep(seconds);
+  else std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+}
 }  // namespace
+
+bool transient_status(long status) { return status == 408 || status == 429 || status >= 500; }
 
 std::optional<double> parse_retry_after(const std::string& value) {
   if (value.empty()) return std::nullopt;
@@ -117,22 +180,33 @@ double backoff_delay(const RetryPolicy& policy, int attempt, std::optional<doubl
 
 HttpResult post_json(const std::string& url, const Headers& headers, const std::string& body,
                      const RetryPolicy& policy, const std::string& what) {
-  int attempts = std::max(1, policy.max_attempts);
+  const int attempts = std::max(1, policy.max_attempts);
+  const std::vector<std::string> secrets = secrets_of(headers);
+  double elapsed = 0;  // attempts plus waits, so a recording `sleep` counts as time passed
   std::string last;
-  for (int n = 1; n <= attempts; ++n) {
-    Attempt a = attempt_once(url, headers, body, policy);
-    bool transport_failure = a.code != CURLE_OK;
-    if (!transport_failure && a.status >= 200 && a.status < 300)
-      return HttpResult{a.status, std::move(a.exchange.body), a.exchange.retry_after, n};
-    last = describe(a);
-    if (!transport_failure && !retryable_status(a.status))
-      throw InputError(fmt::format("{}: {} (not retried: fix the request, model name or API key)", what, last));
+  for (int n = 1;; ++n) {
+    Attempt a = attempt_once(url, headers, body, policy, policy.deadline_seconds - elapsed);
+    elapsed += a.seconds;
+    if (a.code == CURLE_OK && a.status >= 200 && a.status < 300)
+      return HttpResult{a.status, json_util::valid_utf8(a.exchange.body), a.exchange.retry_after, n};
+    last = describe(a, policy);
+    if (classify(a) == Failure::permanent) {
+      const char* hint = a.code == CURLE_OK && !oversized(a) ? "not retried: fix the request, model name or API key"
+                                                             : "not retried";
+      fail(Failure::permanent, fmt::format("{}: {} ({})", what, last, hint), secrets);
+    }
     if (n == attempts) break;
     double delay = backoff_delay(policy, n, a.exchange.retry_after, jitter_draw());
-    if (policy.sleep) policy.sleep(delay);
-    else std::this_thread::sleep_for(std::chrono::duration<double>(delay));
+    if (elapsed + delay >= policy.deadline_seconds)
+      fail(Failure::transient, fmt::format("{}: failed after {} attempt(s) in {:.1f} s, stopped by the deadline of "
+                                           "{:g} s (deadline_seconds); last error: {}",
+                                           what, n, elapsed, policy.deadline_seconds, last),
+           secrets);
+    wait(policy, delay);
+    elapsed += delay;
   }
-  throw InputError(fmt::format("{}: failed after {} attempt(s); last error: {}", what, attempts, last));
+  fail(Failure::transient, fmt::format("{}: failed after {} attempt(s); last error: {}", what, attempts, last),
+       secrets);
 }
 
 }  // namespace okfbench::agents

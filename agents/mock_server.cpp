@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <deque>
+#include <limits>
 #include <fmt/format.h>
 #include <httplib.h>
 #include <nlohmann/json.hpp>
@@ -11,19 +12,41 @@
 #include "agents/embeddings.hpp"
 #include "agents/openai_json.hpp"
 #include "retrieval/error.hpp"
+#include "retrieval/json_text.hpp"
 
 namespace okfbench::agents {
 namespace {
 
-FaultKind fault_kind(std::string_view name) {
-  if (name == "429") return FaultKind::rate_limited;
-  if (name == "500") return FaultKind::server_error;
-  if (name == "401") return FaultKind::unauthorized;
-  if (name == "delay") return FaultKind::delay;
-  if (name == "malformed") return FaultKind::malformed;
-  if (name == "truncated") return FaultKind::truncated;
-  if (name == "drop") return FaultKind::drop;
-  throw UsageError(fmt::format("unknown fault '{}': use 429, 500, 401, delay, malformed, truncated or drop", name));
+struct FaultName {
+  std::string_view name;
+  FaultKind kind;
+  double value;  // N when the spec leaves it out
+};
+
+constexpr FaultName kFaults[] = {
+    {"429", FaultKind::rate_limited, 1},   {"500", FaultKind::server_error, 1}, {"401", FaultKind::unauthorized, 1},
+    {"echo", FaultKind::echo_key, 401},    {"delay", FaultKind::delay, 1},      {"stall", FaultKind::stall, 3600},
+    {"trickle", FaultKind::trickle, 0.5},  {"malformed", FaultKind::malformed, 1}, {"truncated", FaultKind::truncated, 1},
+    {"drop", FaultKind::drop, 1},          {"huge", FaultKind::huge, 2048},     {"deep", FaultKind::deep, 100000},
+    {"badutf8", FaultKind::bad_utf8, 1},   {"usage", FaultKind::huge_usage, 1}, {"calls", FaultKind::many_calls, 10000},
+};
+
+const FaultName& fault_name(std::string_view name) {
+  for (const FaultName& f : kFaults)
+    if (f.name == name) return f;
+  std::string known;
+  for (const FaultName& f : kFaults) known += fmt::format("{}{}", known.empty() ? "" : ", ", f.name);
+  throw UsageError(fmt::format("unknown fault '{}': use one of {}", name, known));
+}
+
+std::string replace_all(std::string_view text, std::string_view from, std::string_view to) {
+  std::string out;
+  std::size_t done = 0;
+  for (std::size_t at = text.find(from); at != std::string_view::npos; at = text.find(from, done)) {
+    out.append(text.substr(done, at - done)).append(to);
+    done = at + from.size();
+  }
+  return out.append(text.substr(done));
 }
 
 std::vector<std::string_view> split(std::string_view text, char sep) {
@@ -51,8 +74,8 @@ enum class Wire { openai, anthropic };
 
 std::string error_body(Wire wire, std::string_view type, std::string_view message) {
   nlohmann::json error = {{"type", type}, {"message", message}};
-  if (wire == Wire::openai) return nlohmann::json{{"error", error}}.dump();
-  return nlohmann::json{{"type", "error"}, {"error", error}}.dump();
+  if (wire == Wire::openai) return json_text(nlohmann::json{{"error", error}});
+  return json_text(nlohmann::json{{"type", "error"}, {"error", error}});
 }
 }  // namespace
 
@@ -61,10 +84,11 @@ std::vector<Fault> parse_faults(std::string_view spec) {
   if (spec.empty()) return faults;
   for (std::string_view item : split(spec, ',')) {
     std::vector<std::string_view> fields = split(item, ':');
-    if (fields.size() > 3) throw UsageError(fmt::format("fault '{}': use KIND[:COUNT[:SECONDS]]", item));
-    Fault f{fault_kind(fields[0]), 1, 1.0};
+    if (fields.size() > 3) throw UsageError(fmt::format("fault '{}': use KIND[:COUNT[:N]]", item));
+    const FaultName& name = fault_name(fields[0]);
+    Fault f{name.kind, 1, name.value};
     if (fields.size() > 1) f.count = static_cast<int>(number(fields[1], item));
-    if (fields.size() > 2) f.seconds = number(fields[2], item);
+    if (fields.size() > 2) f.value = number(fields[2], item);
     if (f.count < 1) throw UsageError(fmt::format("fault '{}': COUNT must be at least 1", item));
     faults.push_back(f);
   }
@@ -90,12 +114,76 @@ struct MockServer::Impl {
     return f;
   }
 
+  // Waits up to `seconds`; false when the server began stopping first.
+  bool pause(double seconds) {
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                       std::chrono::duration<double>(seconds));
+    while (!stopping) {
+      const Clock::duration left = until - Clock::now();
+      if (left <= Clock::duration::zero()) return true;
+      std::this_thread::sleep_for(std::min<Clock::duration>(left, std::chrono::milliseconds(20)));
+    }
+    return false;
+  }
+
+  static std::string reply_json(Wire wire, const ChatResponse& response, std::string_view id) {
+    return wire == Wire::openai ? openai::response_to_json(response, id) : anthropic::response_to_json(response, id);
+  }
+
+  // A hostile reply, written by the wire's own writer around markers that are
+  // then swapped for what that writer would refuse (deep nesting) or repair (a
+  // raw 0xFF byte).
+  static std::string crafted_reply(const Fault& f, Wire wire) {
+    constexpr std::string_view kDeep = R"({"deep_marker":0})";
+    constexpr std::string_view kBadByte = "BAD_BYTE_MARKER";
+    ChatResponse r;
+    r.model = "mock-fault";
+    r.message.role = Role::assistant;
+    r.stop = StopReason::tool_calls;
+    r.usage = Usage{100, 0, 0, 10};
+    auto levels = static_cast<std::size_t>(f.value);
+    switch (f.kind) {
+      case FaultKind::deep: r.message.tool_calls = {{"call_deep", "search", std::string(kDeep)}}; break;
+      case FaultKind::bad_utf8:
+        r.message.content = fmt::format("Looking {} up", kBadByte);
+        r.message.tool_calls = {{"call_utf8", "search", fmt::format(R"({{"query": "replica {} lag"}})", kBadByte)}};
+        break;
+      case FaultKind::many_calls:
+        for (std::size_t i = 1; i <= levels; ++i)
+          r.message.tool_calls.push_back({fmt::format("call_{}", i), "search", fmt::format(R"({{"query": "q{}"}})", i)});
+        break;
+      default:  // huge_usage
+        r.message.content = "An answer whose usage no provider reports.";
+        r.stop = StopReason::end_turn;
+        r.usage = Usage{std::numeric_limits<std::int64_t>::max(), std::nullopt, std::nullopt,
+                        std::numeric_limits<std::int64_t>::max() - 1};
+    }
+    std::string text = reply_json(wire, r, "mock-fault");
+    // OpenAI carries arguments as a JSON string, Anthropic as an object.
+    std::string arrays = "\"";
+    arrays.append(levels, '[').append(levels, ']').append("\"");
+    text = replace_all(text, json_text(nlohmann::json(std::string(kDeep))), arrays);
+    std::string objects;
+    for (std::size_t i = 0; i < levels; ++i) objects.append(R"({"a":)");
+    objects.append("{}").append(levels, '}');
+    text = replace_all(text, kDeep, objects);
+    return replace_all(text, kBadByte, "\xFF");
+  }
+
+  static std::string sent_key(const httplib::Request& req) {
+    std::string key = req.get_header_value("x-api-key");
+    if (key.empty()) key = req.get_header_value("Authorization");
+    if (key.starts_with("Bearer ")) key.erase(0, 7);
+    return key;
+  }
+
   // True when the fault produced the whole response.
-  bool inject(const Fault& f, Wire wire, httplib::Response& res) {
+  bool inject(const Fault& f, Wire wire, const httplib::Request& req, httplib::Response& res) {
     switch (f.kind) {
       case FaultKind::rate_limited:
         res.status = 429;
-        res.set_header("Retry-After", fmt::format("{}", static_cast<long>(f.seconds)));
+        res.set_header("Retry-After", fmt::format("{}", static_cast<long>(f.value)));
         res.set_content(error_body(wire, "rate_limit_error", "Rate limit reached (mock fault)"), "application/json");
         return true;
       case FaultKind::server_error:
@@ -106,9 +194,22 @@ struct MockServer::Impl {
         res.status = 401;
         res.set_content(error_body(wire, "authentication_error", "Invalid API key (mock fault)"), "application/json");
         return true;
+      case FaultKind::echo_key:
+        res.status = static_cast<int>(f.value);
+        res.set_content(error_body(wire, "authentication_error",
+                                   fmt::format("Incorrect API key provided: {} (mock fault)", sent_key(req))),
+                        "application/json");
+        return true;
       case FaultKind::delay:
-        std::this_thread::sleep_for(std::chrono::duration<double>(f.seconds));
+        pause(f.value);
         return false;
+      case FaultKind::stall:
+        pause(f.value);
+        res.set_content_provider(1, "application/json",
+                                 [](std::size_t, std::size_t, httplib::DataSink&) { return false; });
+        return true;
+      case FaultKind::trickle:
+        return false;  // handle() sends the normal reply slowly
       case FaultKind::malformed:
         res.set_content("{\"choices\": [ this is not JSON", "application/json");
         return true;
@@ -123,21 +224,53 @@ struct MockServer::Impl {
                                  });
         return true;
       }
+      case FaultKind::huge: {
+        auto total = static_cast<std::size_t>(f.value * 1024 * 1024);
+        res.set_chunked_content_provider("application/json", [this, total](std::size_t offset, httplib::DataSink& sink) {
+          static const std::string chunk(std::size_t{1} << 16, 'x');
+          if (stopping) return false;
+          if (offset >= total) {
+            sink.done();
+            return true;
+          }
+          std::size_t n = std::min(chunk.size(), total - offset);
+          if (!sink.write(chunk.data(), n)) return false;  // the client hung up
+          huge_sent += n;
+          return true;
+        });
+        return true;
+      }
+      case FaultKind::deep:
+      case FaultKind::bad_utf8:
+      case FaultKind::huge_usage:
+      case FaultKind::many_calls:
+        res.set_content(crafted_reply(f, wire), "application/json");
+        return true;
     }
     return false;
   }
 
+  // Sends `text` one byte every `interval` seconds.
+  void trickle(httplib::Response& res, std::string text, double interval) {
+    auto body = std::make_shared<std::string>(std::move(text));
+    res.set_content_provider(body->size(), "application/json",
+                             [this, body, interval](std::size_t offset, std::size_t, httplib::DataSink& sink) {
+                               return pause(interval) && sink.write(body->data() + offset, 1);
+                             });
+  }
+
   void handle(Wire wire, const httplib::Request& req, httplib::Response& res) {
     ++requests;
-    if (auto f = next_fault(); f && inject(*f, wire, res)) return;
+    std::optional<Fault> fault = next_fault();
+    if (fault && inject(*fault, wire, req, res)) return;
     try {
       bool openai = wire == Wire::openai;
       ChatRequest request = openai ? openai::request_from_json(req.body) : anthropic::request_from_json(req.body);
       ChatResponse response = (openai ? openai_sim : anthropic_sim).chat(request);
       response.model = request.model;
-      std::string id = fmt::format("{}{}", openai ? "chatcmpl-sim-" : "msg_sim_", requests.load());
-      res.set_content(openai ? openai::response_to_json(response, id) : anthropic::response_to_json(response, id),
-                      "application/json");
+      std::string text = reply_json(wire, response, fmt::format("{}{}", openai ? "chatcmpl-sim-" : "msg_sim_", requests.load()));
+      if (fault && fault->kind == FaultKind::trickle) trickle(res, std::move(text), fault->value);
+      else res.set_content(text, "application/json");
     } catch (const InputError& e) {
       res.status = 400;
       res.set_content(error_body(wire, "invalid_request_error", e.what()), "application/json");
@@ -147,7 +280,7 @@ struct MockServer::Impl {
   // POST /embeddings: {"model", "input": string or [strings]} -> sim embeddings.
   void embeddings(const httplib::Request& req, httplib::Response& res) {
     ++requests;
-    if (auto f = next_fault(); f && inject(*f, Wire::openai, res)) return;
+    if (auto f = next_fault(); f && inject(*f, Wire::openai, req, res)) return;
     nlohmann::json request = nlohmann::json::parse(req.body, nullptr, false);
     const nlohmann::json* input = request.is_object() && request.contains("input") ? &request["input"] : nullptr;
     std::vector<std::string> texts;
@@ -165,7 +298,7 @@ struct MockServer::Impl {
     for (std::size_t i = 0; i < texts.size(); ++i)
       data.push_back({{"object", "embedding"}, {"index", i}, {"embedding", sim_embedding(texts[i])}});
     nlohmann::json body = {{"object", "list"}, {"data", data}, {"model", request.value("model", "sim")}};
-    res.set_content(body.dump(), "application/json");
+    res.set_content(json_text(body), "application/json");
   }
 
   SimModel openai_sim;
@@ -173,6 +306,8 @@ struct MockServer::Impl {
   std::mutex mutex;
   std::deque<Fault> pending;
   std::atomic<std::size_t> requests{0};
+  std::atomic<std::size_t> huge_sent{0};
+  std::atomic<bool> stopping{false};
   std::atomic<bool> listen_returned{false};
   httplib::Server server;
   std::thread thread;
@@ -212,17 +347,23 @@ int MockServer::start(const std::string& host, int port) {
 
 void MockServer::stop() {
   if (!impl_) return;
+  impl_->stopping = true;
   impl_->server.stop();
   if (impl_->thread.joinable()) impl_->thread.join();
 }
 
-void MockServer::interrupt() { impl_->server.stop(); }
+void MockServer::interrupt() {
+  impl_->stopping = true;
+  impl_->server.stop();
+}
 
 void MockServer::wait() {
   if (impl_->thread.joinable()) impl_->thread.join();
 }
 
 std::size_t MockServer::requests() const { return impl_->requests.load(); }
+
+std::size_t MockServer::body_bytes_sent() const { return impl_->huge_sent.load(); }
 
 std::string MockServer::base_url() const { return fmt::format("http://{}:{}", impl_->host, impl_->port); }
 

@@ -7,17 +7,29 @@
 //   POST /v1/messages                              Anthropic Messages (breakpoint cache)
 //   GET  /health                                   "ok"
 //
-// Faults (`--fault SPEC`): a comma-separated list of KIND[:COUNT[:SECONDS]],
+// Faults (`--fault SPEC`): a comma-separated list of KIND[:COUNT[:N]],
 // applied to incoming requests in order: "429:2,500" answers the first two
 // requests with 429 (Retry-After: 1), the third with 500, then normally.
-//   429        status 429 with Retry-After: SECONDS (default 1)
+// COUNT defaults to 1; N is a number whose meaning (and default) depends on
+// the kind:
+//   429        status 429 with Retry-After: N seconds (1)
 //   500        status 500
 //   401        status 401 (not retryable)
-//   delay      wait SECONDS (default 1) and then answer normally
+//   echo       status N (401) whose error message echoes the API key the
+//              request sent, as a careless gateway does
+//   delay      wait N seconds (1) and then answer normally
+//   stall      accept the request and send nothing for N seconds (3600), then
+//              close the connection
+//   trickle    answer normally, one byte every N seconds (0.5)
 //   malformed  status 200 with a body that is not JSON
 //   truncated  status 200 whose body stops halfway through its Content-Length
 //   drop       status line and headers, then the connection closes
-// COUNT defaults to 1.
+//   huge       status 200 with an endless-looking chunked body of N MiB (2048)
+//   deep       a tool call whose arguments nest N levels deep (100000)
+//   badutf8    a reply whose text and tool-call arguments hold a 0xFF byte
+//   usage      a reply whose token counts are near INT64_MAX
+//   calls      a reply asking for N tool calls at once (10000)
+// Waits end early when the server stops, so stop() never hangs on a fault.
 #include <atomic>
 #include <memory>
 #include <string>
@@ -29,12 +41,15 @@
 
 namespace okfbench::agents {
 
-enum class FaultKind { rate_limited, server_error, unauthorized, delay, malformed, truncated, drop };
+enum class FaultKind {
+  rate_limited, server_error, unauthorized, echo_key, delay, stall, trickle, malformed, truncated, drop,
+  huge, deep, bad_utf8, huge_usage, many_calls
+};
 
 struct Fault {
   FaultKind kind = FaultKind::server_error;
   int count = 1;
-  double seconds = 1.0;
+  double value = 1.0;  // N: seconds, a status, MiB, levels or calls, by kind
   bool operator==(const Fault&) const = default;
 };
 
@@ -56,6 +71,7 @@ class MockServer {
   void interrupt();  // stops serving without joining (for a signal handler; wait() returns)
   void wait();  // until stop() (or a signal handler calling stop())
   std::size_t requests() const;
+  std::size_t body_bytes_sent() const;  // bytes of `huge` bodies sent so far
   std::string base_url() const;  // "http://host:port"
 
   struct Impl;

@@ -1,9 +1,9 @@
 #include "agents/models.hpp"
 
-#include <cstdlib>
 #include <fmt/format.h>
 
 #include "agents/decorators.hpp"
+#include "agents/secrets.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/tokens.hpp"
 
@@ -53,9 +53,10 @@ std::string endpoint_of(const ChatModel& model) {
 }  // namespace
 
 std::unique_ptr<ChatModel> make_model(std::string_view spec, const ModelOptions& options) {
+  remember_secret(options.endpoint.api_key);  // redacted even when this model never sends it
   std::unique_ptr<ChatModel> model = base_model(spec, options);
-  std::string endpoint = endpoint_of(*model);
-  std::vector<std::string> secrets = known_secrets(options.endpoint);
+  std::string endpoint = display_url(endpoint_of(*model));
+  std::vector<std::string> secrets = known_secrets();
   if (!options.record.empty()) model = std::make_unique<RecordingModel>(std::move(model), options.record, secrets);
   if (!options.cache_db.empty())
     model = std::make_unique<CachingModel>(std::move(model), options.cache_db, endpoint, options.repeat_index, secrets);
@@ -64,14 +65,6 @@ std::unique_ptr<ChatModel> make_model(std::string_view spec, const ModelOptions&
 
 CacheBreakpoints breakpoints_for(CacheKind cache) {
   return cache == CacheKind::anthropic ? CacheBreakpoints::tools_system_and_last_message : CacheBreakpoints::none;
-}
-
-std::vector<std::string> known_secrets(const Endpoint& endpoint) {
-  std::vector<std::string> secrets;
-  if (!endpoint.api_key.empty()) secrets.push_back(endpoint.api_key);
-  for (const char* name : {"OPENAI_API_KEY", "ANTHROPIC_API_KEY"})
-    if (const char* value = std::getenv(name); value && *value) secrets.emplace_back(value);
-  return secrets;
 }
 
 }  // namespace okfbench::agents

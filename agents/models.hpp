@@ -39,7 +39,4 @@ std::unique_ptr<ChatModel> make_model(std::string_view spec, const ModelOptions&
 // ones (tools, system, last message); the others need none.
 CacheBreakpoints breakpoints_for(CacheKind cache);
 
-// API keys from the endpoint and the environment, for redaction.
-std::vector<std::string> known_secrets(const Endpoint& endpoint);
-
 }  // namespace okfbench::agents

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "agents/json_util.hpp"
+#include "retrieval/json_text.hpp"
+#include "retrieval/saturate.hpp"
 
 namespace okfbench::agents::openai {
 namespace {
@@ -63,9 +65,11 @@ std::vector<ToolCall> tool_calls_from(const json& message, std::string_view what
   if (!it->is_array()) throw InputError(fmt::format("{}: 'tool_calls' must be an array", what));
   for (const json& call : *it) {
     const json& function = json_util::require(call, "function", what);
-    calls.push_back(ToolCall{json_util::optional_string(call, "id", what).value_or(""),
-                             json_util::require_string(function, "name", what),
-                             json_util::optional_string(function, "arguments", what).value_or("{}")});
+    ToolCall parsed{json_util::optional_string(call, "id", what).value_or(""),
+                    json_util::require_string(function, "name", what),
+                    json_util::optional_string(function, "arguments", what).value_or("{}")};
+    json_util::check_arguments(parsed.arguments, parsed.name, what);
+    calls.push_back(std::move(parsed));
   }
   return calls;
 }
@@ -113,7 +117,7 @@ json usage_json(const Usage& usage) {
   json out = json::object();
   if (usage.input_tokens) out["prompt_tokens"] = *usage.input_tokens;
   if (usage.output_tokens) out["completion_tokens"] = *usage.output_tokens;
-  if (usage.input_tokens && usage.output_tokens) out["total_tokens"] = *usage.input_tokens + *usage.output_tokens;
+  if (usage.input_tokens && usage.output_tokens) out["total_tokens"] = saturating_add(*usage.input_tokens, *usage.output_tokens);
   if (usage.cached_input_tokens) out["prompt_tokens_details"] = {{"cached_tokens", *usage.cached_input_tokens}};
   return out;
 }
@@ -125,7 +129,7 @@ std::string request_to_json(const ChatRequest& request) {
   if (!request.tools.empty()) body["tools"] = tools_json(request.tools);
   body["max_tokens"] = request.max_tokens;
   if (request.temperature) body["temperature"] = *request.temperature;
-  return body.dump();
+  return json_text(body);
 }
 
 ChatRequest request_from_json(std::string_view text) {
@@ -159,7 +163,7 @@ std::string response_to_json(const ChatResponse& response, std::string_view id) 
                                          {"message", message_json(response.message)},
                                          {"finish_reason", finish_of(response.stop)}}})},
                {"usage", usage_json(response.usage)}};
-  return body.dump();
+  return json_text(body);
 }
 
 ChatResponse response_from_json(std::string_view text) {
@@ -177,7 +181,7 @@ ChatResponse response_from_json(std::string_view text) {
   return response;
 }
 
-std::string tools_to_json(const std::vector<ToolSpec>& tools) { return tools_json(tools).dump(); }
+std::string tools_to_json(const std::vector<ToolSpec>& tools) { return json_text(tools_json(tools)); }
 
 std::string error_message(std::string_view body) { return json_util::error_message(body); }
 

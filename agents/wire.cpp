@@ -1,5 +1,7 @@
 #include "agents/wire.hpp"
 
+#include "retrieval/saturate.hpp"
+
 namespace okfbench::agents {
 
 const char* to_string(Role role) {
@@ -31,7 +33,7 @@ std::string system_prompt(const ChatRequest& request) {
 namespace {
 std::optional<std::int64_t> sum(std::optional<std::int64_t> a, std::optional<std::int64_t> b) {
   if (!a || !b) return std::nullopt;
-  return *a + *b;
+  return saturating_add(*a, *b);
 }
 }  // namespace
 

@@ -4,6 +4,7 @@
 
 #include "agents/hash.hpp"
 #include "agents/json_util.hpp"
+#include "retrieval/json_text.hpp"
 
 namespace okfbench::agents::wire_json {
 namespace {
@@ -50,9 +51,11 @@ Message message_from(const json& j) {
             {}, json_util::optional_string(j, "tool_call_id", kWhat).value_or(""),
             json_util::optional_string(j, "name", kWhat).value_or("")};
   if (auto it = j.find("tool_calls"); it != j.end() && it->is_array())
-    for (const json& c : *it)
+    for (const json& c : *it) {
       m.tool_calls.push_back(ToolCall{json_util::require_string(c, "id", kWhat), json_util::require_string(c, "name", kWhat),
                                       json_util::require_string(c, "arguments", kWhat)});
+      json_util::check_arguments(m.tool_calls.back().arguments, m.tool_calls.back().name, kWhat);
+    }
   return m;
 }
 
@@ -64,13 +67,12 @@ std::string request_to_json(const ChatRequest& r) {
   for (const Message& m : r.messages) messages.push_back(message_json(m));
   for (const ToolSpec& t : r.tools)
     tools.push_back({{"name", t.name}, {"description", t.description}, {"parameters", t.parameters}});
-  return json{{"model", r.model},
+  return json_text(json{{"model", r.model},
               {"messages", messages},
               {"tools", tools},
               {"max_tokens", r.max_tokens},
               {"temperature", r.temperature ? json(*r.temperature) : json(nullptr)},
-              {"breakpoints", breakpoints_name(r.breakpoints)}}
-      .dump();
+              {"breakpoints", breakpoints_name(r.breakpoints)}});
 }
 
 ChatRequest request_from_json(std::string_view text) {
@@ -88,15 +90,14 @@ ChatRequest request_from_json(std::string_view text) {
 }
 
 std::string response_to_json(const ChatResponse& r) {
-  return json{{"message", message_json(r.message)},
+  return json_text(json{{"message", message_json(r.message)},
               {"usage",
                {{"input_tokens", count_json(r.usage.input_tokens)},
                 {"cached_input_tokens", count_json(r.usage.cached_input_tokens)},
                 {"cache_write_tokens", count_json(r.usage.cache_write_tokens)},
                 {"output_tokens", count_json(r.usage.output_tokens)}}},
               {"stop", to_string(r.stop)},
-              {"model", r.model}}
-      .dump();
+              {"model", r.model}});
 }
 
 ChatResponse response_from_json(std::string_view text) {

@@ -574,8 +574,8 @@ reports::RunManifest make_manifest(const ExperimentSpec& spec) {
   m.spec_hash = spec.hash;
   for (const auto& model : spec.models) {
     std::string endpoint;
-    if (model.starts_with("openai:")) endpoint = agents::resolve_endpoint(agents::Provider::openai, {.base_url = {}, .api_key = "unused", .model = model.substr(7), .retry = {}}).base_url;
-    if (model.starts_with("anthropic:")) endpoint = agents::resolve_endpoint(agents::Provider::anthropic, {.base_url = {}, .api_key = "unused", .model = model.substr(10), .retry = {}}).base_url;
+    if (model.starts_with("openai:")) endpoint = agents::recorded_base_url(agents::Provider::openai);
+    if (model.starts_with("anthropic:")) endpoint = agents::recorded_base_url(agents::Provider::anthropic);
     m.models.push_back({model, endpoint});
   }
   m.cache_models = spec.cache_models;

@@ -170,26 +170,13 @@ TEST(MockServer, RefusedConnectionIsReported) {
 TEST(MockServer, FaultSpecs) {
   EXPECT_EQ(parse_faults("429:2:3,500"),
             (std::vector<Fault>{{FaultKind::rate_limited, 2, 3.0}, {FaultKind::server_error, 1, 1.0}}));
-  EXPECT_EQ(parse_faults("delay:1:0.25")[0].seconds, 0.25);
+  EXPECT_EQ(parse_faults("delay:1:0.25")[0].value, 0.25);
+  EXPECT_EQ(parse_faults("deep")[0], (Fault{FaultKind::deep, 1, 100000}));
+  EXPECT_EQ(parse_faults("huge:2")[0], (Fault{FaultKind::huge, 2, 2048}));
   EXPECT_THROW(parse_faults("teapot"), UsageError);
   EXPECT_THROW(parse_faults("500:x"), UsageError);
   EXPECT_THROW(parse_faults("500:0"), UsageError);
   EXPECT_THROW(parse_faults("500:1e300"), UsageError);
-}
-
-TEST(Backoff, ExponentialWithJitterCappedAndRetryAfterWins) {
-  RetryPolicy p;
-  p.base_delay_seconds = 1.0;
-  p.max_delay_seconds = 10.0;
-  EXPECT_DOUBLE_EQ(backoff_delay(p, 1, std::nullopt, 0.0), 0.5);
-  EXPECT_DOUBLE_EQ(backoff_delay(p, 3, std::nullopt, 0.5), 3.0);   // 4 x 0.75
-  EXPECT_DOUBLE_EQ(backoff_delay(p, 10, std::nullopt, 0.0), 5.0);  // capped at 10 x 0.5
-  EXPECT_DOUBLE_EQ(backoff_delay(p, 1, 7.0, 0.9), 7.0);
-  EXPECT_DOUBLE_EQ(backoff_delay(p, 1, 70.0, 0.9), 10.0);
-  EXPECT_EQ(parse_retry_after("12"), 12.0);
-  EXPECT_EQ(parse_retry_after("soon"), std::nullopt);
-  EXPECT_EQ(parse_retry_after("99999999999999999999999999999999999999999999"), 1e9);  // no overflow
-  EXPECT_EQ(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"), 0.0);  // in the past
 }
 
 }  // namespace
