@@ -428,7 +428,8 @@ std::int64_t SimModel::output_tokens(const Message& message) const {
 }
 
 ChatResponse SimModel::chat(const ChatRequest& request) {
-  Message message = sim_decide(request, options_);
+  std::optional<Message> first = options_.reply_first ? options_.reply_first(request) : std::nullopt;
+  Message message = first ? std::move(*first) : sim_decide(request, options_);
   std::lock_guard lock(mutex_);
   CacheOutcome cache = cache_->apply(blocks(request), static_cast<double>(calls_++) * options_.seconds_per_call);
   ChatResponse response;

@@ -40,6 +40,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -60,6 +61,10 @@ struct SimOptions {
   CacheKind cache = CacheKind::none;
   std::string model = "sim";  // reported model name; "haiku" in it raises the Anthropic minimum
   double seconds_per_call = 2.0;
+  // A reply ahead of the policy: when set and it returns a message, sim sends
+  // that instead (usage counted the same way). The harness uses it to answer
+  // judge prompts with the sim judge's rule (harness/judge.hpp).
+  std::function<std::optional<Message>(const ChatRequest&)> reply_first;
 };
 
 // The policy alone: the assistant message sim answers `request` with.

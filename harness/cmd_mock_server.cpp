@@ -1,5 +1,6 @@
 // okfbench mock-server: an OpenAI- and Anthropic-compatible server on loopback
-// whose answers come from the sim policy, with injectable faults.
+// whose answers come from the sim policy (and judge prompts from the sim
+// judge, harness/judge.hpp), with injectable faults.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -9,6 +10,7 @@
 
 #include "agents/mock_server.hpp"
 #include "harness/commands.hpp"
+#include "harness/judge.hpp"
 #include "retrieval/tokens.hpp"
 
 namespace okfbench::cli {
@@ -30,7 +32,7 @@ void on_signal(int) {
 int run_mock_server(const MockArgs& a) {
   std::vector<agents::Fault> faults = agents::parse_faults(a.fault);
   auto counter = retrieval::make_counter("o200k_base");
-  agents::SimOptions sim;
+  agents::SimOptions sim = harness::judging_sim({});  // judge prompts get the sim judge's verdict
   sim.seed = a.seed;
   agents::MockServer server(sim, *counter, faults);
   int port = server.start(a.host, a.port);

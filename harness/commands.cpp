@@ -14,6 +14,7 @@ void add_search_command(CLI::App& app, Action& action);
 void add_convert_command(CLI::App& app, Action& action);
 void add_eval_command(CLI::App& app, Action& action);
 void add_trec_eval_command(CLI::App& app, Action& action);
+void add_grade_command(CLI::App& app, Action& action);
 
 void add_report_command(CLI::App& app, Action& action);
 void add_merge_command(CLI::App& app, Action& action);
@@ -32,6 +33,7 @@ void add_all_commands(CLI::App& app, Action& action) {
   add_convert_command(app, action);
   add_eval_command(app, action);
   add_trec_eval_command(app, action);
+  add_grade_command(app, action);
   add_report_command(app, action);
   add_merge_command(app, action);
   add_compare_command(app, action);

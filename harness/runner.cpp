@@ -23,7 +23,9 @@
 #include "datasets/convert.hpp"
 #include "datasets/generator.hpp"
 #include "datasets/questions.hpp"
+#include "harness/judge.hpp"
 #include "harness/store.hpp"
+#include "reports/graders.hpp"
 #include "reports/measures.hpp"
 #include "reports/pricing.hpp"
 #include "reports/report_files.hpp"
@@ -425,15 +427,7 @@ class TrialTools : public agents::Toolbox {
 
 // Concept ids the answer cites: bracketed ids that name a concept.
 std::vector<std::string> cited_ids(const std::string& answer, const retrieval::Bundle& bundle) {
-  static const std::regex bracket(R"(\[([^\[\]\s]+)\])");
-  std::vector<std::string> out;
-  for (std::sregex_iterator it(answer.begin(), answer.end(), bracket), end; it != end; ++it) {
-    std::string id = (*it)[1];
-    if (id.starts_with("/")) id.erase(0, 1);
-    if (id.ends_with(".md")) id.resize(id.size() - 3);
-    if (bundle.find(id) && std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
-  }
-  return out;
+  return reports::cited_ids(answer, [&](const std::string& id) { return bundle.find(id) != nullptr; });
 }
 
 reports::TurnRecord turn_from_usage(const agents::Usage& usage) {
@@ -512,7 +506,6 @@ void run_agent_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets::Q
   r.opened_ids = agents::opened_concepts(run, *b.bundle);
   r.answer = run.answer;
   if (run.stop == agents::AgentStop::model_error) r.error = "model error: " + run.error;
-  r.measures.push_back({"answered", run.stop == agents::AgentStop::answered ? 1.0 : 0.0});
   add_evidence(r, q, r.opened_ids, *b.bundle);
 }
 
@@ -591,6 +584,12 @@ reports::RunManifest open_manifest(const ExperimentSpec& spec, const fs::path& d
   const fs::path path = dir / "manifest.json";
   if (fs::exists(path)) {
     reports::RunManifest existing = reports::read_manifest(path);
+    if (existing.schema_version != reports::kSchemaVersion) {
+      // Trial keys include the schema version: resuming would run every trial again beside the old records.
+      throw InputError(fmt::format("{} holds a run written with record schema {} (this okfbench writes {}): "
+                                   "`okfbench report` still reads it; pass a new --out folder to run again",
+                                   dir.string(), existing.schema_version, reports::kSchemaVersion));
+    }
     if (existing.spec_hash != spec.hash) {
       throw InputError(fmt::format("{} holds a run of another spec (hash {}, this one is {}): resume it with the same spec "
                                    "and --set values, or pass a new --out folder",
@@ -617,6 +616,7 @@ struct RunState {
   ResultStore& store;
   const reports::PricingTable& pricing;
   const retrieval::TokenCounter& counter;
+  std::vector<reports::Grader> graders;
   RateLimiter limiter;
   ProgressReport progress;
   std::atomic<std::size_t> next{0};
@@ -628,6 +628,28 @@ struct RunState {
   double spent = 0;
   std::int64_t tokens = 0;
 };
+
+// Grades a finished trial with the run's graders; the judge reads the
+// relevant concepts' text as its reference.
+void grade_trial(reports::TrialRecord& r, const LoadedBundle& b, const datasets::Question& q,
+                 const std::vector<reports::Grader>& graders) {
+  reports::GradeInput in;
+  in.question_id = q.id;
+  in.question = q.text;
+  in.relevant = reports::Judgments(q.relevant.begin(), q.relevant.end());
+  in.answer_facts = q.answer_facts;
+  in.answer = r.answer;
+  in.citations = r.citations;
+  in.end = reports::trial_end(r);
+  const bool judged = std::any_of(graders.begin(), graders.end(), [](const reports::Grader& g) { return g.name == "judge"; });
+  for (const auto& [id, grade] : q.relevant) {
+    const retrieval::Concept* c = judged && grade > 0 ? b.bundle->find(id) : nullptr;
+    if (c) in.references.push_back({id, c->title + "\n\n" + c->body});
+  }
+  reports::Grading grading = reports::grade_all(graders, in);
+  r.grades = std::move(grading.grades);
+  r.judge_usage = std::move(grading.judge_usage);
+}
 
 const datasets::Question& find_question(const LoadedBundle& b, const std::string& id) {
   const datasets::Question* q = b.questions.find(id);
@@ -660,6 +682,7 @@ reports::TrialRecord run_trial(RunState& s, const PlannedTrial& t) {
   }
   r.timings.total_ms = ms_since(start);
   r.timings.retrieval_ms = retrieval_ms;
+  grade_trial(r, b, q, s.graders);
   return r;
 }
 
@@ -746,6 +769,9 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
   const reports::PricingTable pricing = reports::PricingTable::load_default();
   const auto counter = retrieval::make_counter("o200k_base");
   RunState state(spec, bundles, trials, store, pricing, *counter, options.progress, todo.size());
+  std::optional<JudgeSettings> judge;
+  if (spec.judge) judge = JudgeSettings{spec.judge->model, spec.judge->votes, spec.cache_dir / "judge-responses.sqlite"};
+  state.graders = make_graders(spec.graders, judge);
   for (const auto& r : store.records()) {  // spend so far counts against the cap
     if (auto cost = reports::trial_cost(r, pricing).dollars) state.spent += *cost;
   }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -10,6 +11,8 @@
 #include <set>
 #include <sstream>
 
+#include "harness/judge.hpp"
+#include "reports/judge.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/utf8.hpp"
 
@@ -20,7 +23,9 @@ namespace fs = std::filesystem;
 
 const std::set<std::string> kTopKeys = {"name", "seed", "repeats", "concurrency", "requests_per_minute",
                                         "cost_cap_usd", "max_questions", "cache_dir", "bundles", "paths",
-                                        "models", "cache_models"};
+                                        "models", "cache_models", "graders", "judge"};
+const std::set<std::string> kGraders = {"facts", "citations", "answered", "judge"};
+const std::set<std::string> kJudgeKeys = {"model", "votes"};
 const std::set<std::string> kPathBundleKeys = {"path", "name", "questions"};
 const std::set<std::string> kGenerateKeys = {"concepts", "seed", "layers", "questions"};
 const std::set<std::string> kConvertKeys = {"format", "source", "split", "concepts"};
@@ -281,6 +286,31 @@ void read_models(const SpecReader& r, const YAML::Node& root, ExperimentSpec& sp
   if (root["cache_models"]) spec.cache_models = r.string_list(root["cache_models"], "cache_models", {"none", "openai", "anthropic"});
 }
 
+void read_graders(const SpecReader& r, const YAML::Node& root, ExperimentSpec& spec) {
+  if (root["graders"]) {
+    spec.graders = r.string_list(root["graders"], "graders", kGraders);
+    const std::set<std::string> distinct(spec.graders.begin(), spec.graders.end());
+    if (distinct.size() != spec.graders.size()) r.fail(root["graders"], "graders", "a grader is named twice");
+  }
+  const YAML::Node judge = root["judge"];
+  if (!judge) {
+    if (std::count(spec.graders.begin(), spec.graders.end(), "judge")) {
+      r.fail(root["graders"], "graders", "judge needs a judge: {model: ...} entry (sim, openai:MODEL or anthropic:MODEL)");
+    }
+    return;
+  }
+  r.check_keys(judge, "judge", kJudgeKeys);
+  JudgeSpec j;
+  if (judge["model"]) j.model = r.scalar<std::string>(judge["model"], "judge.model", "a model name");
+  if (!is_judge_model(j.model)) r.fail(judge["model"], "judge.model", fmt::format("unknown model \"{}\"; use sim, openai:MODEL or anthropic:MODEL", j.model));
+  if (judge["votes"]) j.votes = static_cast<int>(r.positive(judge["votes"], "judge.votes"));
+  if (j.votes > reports::kMaxJudgeVotes) {
+    r.fail(judge["votes"], "judge.votes", fmt::format("expected 1 to {}, got {}", reports::kMaxJudgeVotes, j.votes));
+  }
+  spec.judge = j;
+  if (!std::count(spec.graders.begin(), spec.graders.end(), "judge")) spec.graders.push_back("judge");
+}
+
 void read_run_settings(const SpecReader& r, const YAML::Node& root, ExperimentSpec& spec) {
   if (root["name"]) spec.name = r.scalar<std::string>(root["name"], "name", "a string");
   if (root["seed"]) spec.seed = static_cast<std::uint64_t>(r.positive(root["seed"], "seed", 0));
@@ -375,6 +405,7 @@ ExperimentSpec parse_spec(std::string_view yaml, std::string_view file_name, con
   read_bundles(r, root["bundles"], spec);
   read_paths(r, root["paths"], spec);
   read_models(r, root, spec);
+  read_graders(r, root, spec);
   // Settings that change how a run goes but not what a trial computes stay
   // out of the hash, so a run stopped at its cost cap resumes with a higher one.
   YAML::Node hashed = YAML::Clone(root);

@@ -30,6 +30,9 @@
 //       max_turns: [12]
 //   models: [sim]                  # sim, openai:MODEL, anthropic:MODEL
 //   cache_models: [openai]         # none, openai, anthropic
+//   graders: [facts, citations, answered]   # the default; also judge (reports/graders.hpp)
+//   judge: {model: sim, votes: 1}  # optional LLM-as-judge: sim, openai:MODEL or anthropic:MODEL,
+//                                  # votes 1..9; adds "judge" to graders when they do not name it
 //
 // Problems are InputErrors naming the file, the line and the key, e.g.
 //   default.yaml:14: paths.context.budget_tokens: expected a positive integer, got "lots"
@@ -78,6 +81,12 @@ struct AgentSweep {
   std::vector<int> max_turns = {12};
 };
 
+// The judge a spec names (harness/judge.hpp builds it).
+struct JudgeSpec {
+  std::string model = "sim";
+  int votes = 1;
+};
+
 struct ExperimentSpec {
   std::string name;
   std::filesystem::path file;  // where it was read from ("" for text)
@@ -95,6 +104,8 @@ struct ExperimentSpec {
   std::optional<AgentSweep> agent;
   std::vector<std::string> models = {"sim"};
   std::vector<std::string> cache_models = {"none"};
+  std::vector<std::string> graders = {"facts", "citations", "answered"};  // "judge" when judge is set
+  std::optional<JudgeSpec> judge;
 };
 
 // Reads `file`, applies each "KEY=VALUE" override (KEY is a dotted path such

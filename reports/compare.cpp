@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "reports/format.hpp"
+#include "reports/graders.hpp"
 #include "reports/statistics.hpp"
 #include "reports/summary.hpp"
 #include "retrieval/error.hpp"
@@ -62,15 +63,23 @@ std::string config_name(const ConfigKey& key) {
   return fmt::format("{} / {} / {}", std::get<0>(key), std::get<1>(key), std::get<2>(key));
 }
 
-// Metrics present in either run, built-ins first.
+// Metrics present in either run: built-ins, then graders (score and
+// "_correct") in registry order, then stored measures by name.
 std::vector<std::string> metric_names(const std::vector<TrialRecord>& base, const std::vector<TrialRecord>& cand) {
   std::vector<std::string> names;
   for (const auto& m : builtin_metrics()) names.push_back(m.name);
-  std::set<std::string> stored;
+  std::set<std::string> stored, graded;
   for (const auto* records : {&base, &cand}) {
     for (const auto& r : *records) {
       for (const auto& m : r.measures) stored.insert(m.name);
+      for (const auto& g : r.grades) graded.insert(g.grader);
     }
+  }
+  for (const auto& g : grader_names()) {
+    if (!graded.count(g)) continue;
+    names.push_back(g);
+    names.push_back(g + "_correct");
+    stored.erase(g);  // a schema 1 "answered" measure is the same metric
   }
   names.insert(names.end(), stored.begin(), stored.end());
   return names;

@@ -103,7 +103,9 @@ json size_chart(const Summary& s) {
             {"tooltip", json::array({{{"field", "bundle"}}, {{"field", "path"}}, {{"field", "input_tokens"}, {"format", ",.0f"}}})}}}};
 }
 
-json front_chart(const Summary& s) {
+// Cost against a quality metric per configuration, one panel per bundle and
+// question set, the Pareto front marked and joined.
+json front_chart(const Summary& s, std::string_view quality, const char* quality_title) {
   json values = json::array();
   std::vector<std::pair<std::string, std::string>> groups;
   for (const auto& row : s.rows) {
@@ -111,21 +113,21 @@ json front_chart(const Summary& s) {
     if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
   }
   for (const auto& [bundle, qs] : groups) {
-    for (const auto& p : cost_recall_points(s, bundle, qs)) {
+    for (const auto& p : cost_quality_points(s, bundle, qs, quality)) {
       values.push_back({{"group", bundle + " (" + qs + ")"}, {"path", p.row->label}, {"kind", to_string(p.row->config.kind)},
-                        {"cost", p.cost}, {"recall", p.recall}, {"front", p.on_front ? "Pareto front" : "dominated"}});
+                        {"cost", p.cost}, {"quality", p.quality}, {"front", p.on_front ? "Pareto front" : "dominated"}});
     }
   }
   if (values.empty()) return nullptr;
   json x = {{"field", "cost"}, {"type", "quantitative"}, {"title", "cost per question (USD)"}};
-  json y = {{"field", "recall"}, {"type", "quantitative"}, {"title", "evidence recall"}, {"scale", {{"domain", {0, 1}}}}};
+  json y = {{"field", "quality"}, {"type", "quantitative"}, {"title", quality_title}, {"scale", {{"domain", {0, 1}}}}};
   json line = {{"transform", json::array({{{"filter", "datum.front === 'Pareto front'"}}})},
                {"mark", {{"type", "line"}, {"color", "#888"}, {"strokeDash", {4, 3}}}},
                {"encoding", {{"x", x}, {"y", y}, {"order", {{"field", "cost"}}}}}};
   json points = {{"mark", {{"type", "point"}, {"filled", true}, {"size", 90}}},
                  {"encoding", {{"x", x}, {"y", y}, {"color", {{"field", "front"}, {"type", "nominal"}, {"title", nullptr}}},
                                {"shape", {{"field", "kind"}, {"type", "nominal"}, {"title", "path"}}},
-                               {"tooltip", json::array({{{"field", "path"}}, {{"field", "cost"}, {"format", "$.4g"}}, {{"field", "recall"}, {"format", ".3f"}}})}}}};
+                               {"tooltip", json::array({{{"field", "path"}}, {{"field", "cost"}, {"format", "$.4g"}}, {{"field", "quality"}, {"title", quality_title}, {"format", ".3f"}}})}}}};
   return {{"data", {{"values", values}}},
           {"facet", {{"field", "group"}, {"type", "nominal"}, {"title", nullptr}, {"header", facet_header()}}},
           {"columns", 2},
@@ -182,29 +184,24 @@ struct Chart {
 std::vector<Chart> charts_of(const Summary& s) {
   return {{"turns", "Input tokens per turn (agent paths)", "No agent trials with per-turn usage.", turns_chart(s)},
           {"size", "Input tokens against bundle size", "No trials with a known input token count.", size_chart(s)},
-          {"front", "Cost against evidence recall", "No configuration has both a known cost and evidence recall.", front_chart(s)},
+          {"front", "Cost against evidence recall", "No configuration has both a known cost and evidence recall.", front_chart(s, "evidence_recall", "evidence recall")},
+          {"answers", "Answer score against cost", "No configuration has both a known cost and a facts answer score.", front_chart(s, kAnswerGrader, "answer score (facts)")},
           {"tools", "Tool-result bytes by tool", "No tool calls in this run.", tools_chart(s)},
           {"measures", "Ranking measures per question set", "No ranking measures were stored with the trials.", measures_chart(s)}};
 }
 
 std::string headline_table(const Summary& s) {
-  std::string out =
-      "<table><thead><tr><th>bundle</th><th>concepts</th><th>path</th><th>trials</th><th>input tokens</th>"
-      "<th>model calls</th><th>resent</th><th>cached</th><th>tool bytes</th><th>evidence recall</th><th>cost</th>"
-      "<th>x one-shot</th></tr></thead><tbody>\n";
+  std::string out = "<table><thead><tr>";
+  for (const auto& c : headline_columns()) out += "<th>" + markup_escape(c) + "</th>";
+  out += "</tr></thead><tbody>\n";
   for (const auto& r : s.rows) {
-    std::vector<std::string> cells = {r.bundle, format_count(static_cast<double>(r.concept_count)), r.label,
-                                      r.errors ? fmt::format("{} ({} failed)", r.trials, r.errors) : std::to_string(r.trials),
-                                      format_mean_count(r.input_tokens), format_mean_decimal(r.model_calls, 1),
-                                      format_share(r.resent_share), format_mean_count(r.cached_tokens),
-                                      format_mean_count(r.tool_bytes), format_mean_decimal(r.evidence_recall, 3),
-                                      format_mean_dollars(r.cost), format_ratio(r.one_shot_ratio)};
     out += "<tr>";
-    for (const auto& c : cells) out += "<td>" + markup_escape(c) + "</td>";
+    for (const auto& c : headline_cells(r)) out += "<td>" + markup_escape(c) + "</td>";
     out += "</tr>\n";
   }
   out += "</tbody></table>\n";
   if (!s.priced_as_note.empty()) out += "<p>Cost: " + markup_escape(s.priced_as_note) + ".</p>\n";
+  if (!s.judge_note.empty()) out += "<p>Judge: " + markup_escape(s.judge_note) + ".</p>\n";
   return out;
 }
 
@@ -220,7 +217,7 @@ std::string context_list(const RunManifest& m) {
       markup_escape(m.okfbench_version), m.schema_version);
 }
 
-constexpr const char* kStyle = R"(body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem;color:#222;max-width:1200px}
+constexpr const char* kStyle = R"(body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem;color:#222;max-width:1500px}
 table{border-collapse:collapse;font-size:.9rem;margin:1rem 0}th,td{border:1px solid #ddd;padding:.3rem .5rem;text-align:right}
 th{background:#f4f4f4}td:nth-child(1),td:nth-child(3){text-align:left}.context{color:#555;font-size:.85rem}
 .note{color:#777;font-style:italic}#okfbench-errors:empty,#okfbench-warnings:empty{display:none}

@@ -5,6 +5,7 @@
 //   turns       per-turn input of agent paths split into new, re-sent and cached tokens
 //   size        input tokens against bundle size (log scale), one line per path
 //   front       cost against evidence recall per configuration, Pareto front marked
+//   answers     answer score (facts) against cost per configuration, Pareto front marked
 //   tools       tool-result bytes by tool
 //   measures    ranking measures per question set
 // A chart whose data is empty is replaced by a sentence saying so.

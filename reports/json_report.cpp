@@ -13,6 +13,49 @@ json mean_json(const MeanValue& v) {
   return json{{"mean", v.mean ? json(*v.mean) : json(nullptr)}, {"known", v.known}, {"unknown", v.unknown}};
 }
 
+json opt_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json grades_json(const SummaryRow& r) {
+  json out = json::object();
+  for (const auto& [name, g] : r.grades) {
+    out[name] = {{"graded", g.graded},
+                 {"not_graded", g.not_graded},
+                 {"judge_errors", g.judge_errors},
+                 {"correct", g.correct},
+                 {"mean_score", opt_json(g.mean_score)},
+                 {"share_correct", opt_json(g.share_correct)}};
+  }
+  return out;
+}
+
+json pass_rates_json(const SummaryRow& r) {
+  json out = json::array();
+  for (const auto& q : r.pass_rates) {
+    out.push_back({{"question_id", q.question_id},
+                   {"repeats", q.repeats},
+                   {"correct", q.correct},
+                   {"pass_rate", q.pass_rate},
+                   {"score_sd", opt_json(q.score_sd)},
+                   {"scores", q.scores},
+                   {"flaky", q.flaky()}});
+  }
+  return out;
+}
+
+json judge_json(const SummaryRow& r) {
+  if (r.judge.trials == 0) return nullptr;
+  auto count = [](const std::optional<std::int64_t>& v) { return v ? json(*v) : json(nullptr); };
+  return {{"model", r.judge.model},
+          {"trials", r.judge.trials},
+          {"calls", r.judge.calls},
+          {"cache_hits", r.judge.cache_hits},
+          {"input_tokens", count(r.judge.input_tokens)},
+          {"output_tokens", count(r.judge.output_tokens)},
+          {"cost_usd", opt_json(r.judge.dollars)},
+          {"agreement_with_facts",
+           {{"pairs", r.judge_facts.pairs}, {"share", opt_json(r.judge_facts.share)}, {"kappa", opt_json(r.judge_facts.kappa)}}}};
+}
+
 json row_json(const SummaryRow& r) {
   json turns = json::array();
   for (const auto& t : r.per_turn) {
@@ -45,7 +88,13 @@ json row_json(const SummaryRow& r) {
               {"cost_cache_unknown_turns", r.cost_cache_unknown_turns},
               {"one_shot_ratio", r.one_shot_ratio ? json(*r.one_shot_ratio) : json(nullptr)},
               {"measures", measures},
-              {"per_turn", turns}};
+              {"per_turn", turns},
+              {"grades", grades_json(r)},
+              {"cost_per_correct_usd", opt_json(r.cost_per_correct)},
+              {"equal_quality_ratio", opt_json(r.equal_quality_ratio)},
+              {"repeats", r.repeats},
+              {"pass_rates", pass_rates_json(r)},
+              {"judge", judge_json(r)}};
 }
 
 }  // namespace
@@ -57,6 +106,7 @@ std::string json_report(const RunManifest& manifest, const Summary& summary) {
            {"report", "okfbench-summary"},
            {"manifest", manifest},
            {"pricing_note", summary.priced_as_note},
+           {"judge_note", summary.judge_note},
            {"rows", rows}};
   return out.dump(2) + "\n";
 }

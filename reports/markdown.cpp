@@ -3,6 +3,7 @@
 #include <fmt/ranges.h>
 
 #include <set>
+#include <string_view>
 #include <utility>
 
 #include "reports/format.hpp"
@@ -11,15 +12,16 @@
 
 namespace okfbench::reports {
 
-std::vector<FrontPoint> cost_recall_points(const Summary& summary, const std::string& bundle,
-                                           const std::string& question_set) {
+std::vector<FrontPoint> cost_quality_points(const Summary& summary, const std::string& bundle,
+                                            const std::string& question_set, std::string_view quality) {
   std::vector<FrontPoint> points;
   std::vector<CostQuality> xy;
   for (const auto& row : summary.rows) {
     if (row.bundle != bundle || row.question_set != question_set) continue;
-    if (!row.cost.mean || !row.evidence_recall.mean) continue;
-    points.push_back({&row, *row.cost.mean, *row.evidence_recall.mean, false});
-    xy.push_back({*row.cost.mean, *row.evidence_recall.mean});
+    const std::optional<double> q = row_metric(row, quality);
+    if (!row.cost.mean || !q) continue;
+    points.push_back({&row, *row.cost.mean, *q, false});
+    xy.push_back({*row.cost.mean, *q});
   }
   for (std::size_t i : pareto_front(xy)) points[i].on_front = true;
   return points;
@@ -77,19 +79,19 @@ std::string tool_bytes_section(const Summary& s) {
          "\n";
 }
 
-std::string front_section(const Summary& s) {
+std::string front_section(const Summary& s, std::string_view quality, std::string_view title) {
   std::string out;
   for (const auto& [bundle, qs] : groups_of(s)) {
-    auto points = cost_recall_points(s, bundle, qs);
+    auto points = cost_quality_points(s, bundle, qs, quality);
     if (points.empty()) continue;
-    out += fmt::format("**{}** ({})\n\n| path | cost | evidence recall | Pareto front |\n|---|--:|--:|:-:|\n", bundle, qs);
+    out += fmt::format("**{}** ({})\n\n| path | cost | {} | Pareto front |\n|---|--:|--:|:-:|\n", bundle, qs, title);
     for (const auto& p : points) {
-      out += fmt::format("| {} | {} | {:.3f} | {} |\n", p.row->label, format_dollars(p.cost), p.recall,
+      out += fmt::format("| {} | {} | {:.3f} | {} |\n", p.row->label, format_dollars(p.cost), p.quality,
                          p.on_front ? "yes" : "");
     }
     out += "\n";
   }
-  return out.empty() ? out : "## Cost against evidence recall\n\n" + out;
+  return out.empty() ? out : fmt::format("## Cost against {}\n\n", title) + out;
 }
 
 std::string measures_section(const Summary& s) {
@@ -112,6 +114,84 @@ std::string measures_section(const Summary& s) {
     out += "\n";
   }
   return out + "\n";
+}
+
+std::string score_text(const GraderStats& g) {
+  return g.mean_score ? format_decimal(*g.mean_score, 3) : "n/a";
+}
+
+std::string graders_section(const Summary& s) {
+  std::string out;
+  for (const auto& row : s.rows) {
+    for (const auto& [name, g] : row.grades) {
+      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", row.bundle, row.label, name, g.graded,
+                         g.not_graded, g.judge_errors, score_text(g),
+                         g.share_correct ? fmt::format("{} ({})", g.correct, format_share(g.share_correct)) : "n/a");
+    }
+  }
+  if (out.empty()) return out;
+  out = "## Answers by grader\n\nScores are means over the trials each grader graded; a question without "
+        "answer_facts is not graded by facts.\n\n| bundle | path | grader | graded | not graded | judge errors | "
+        "mean score | correct |\n|---|---|---|--:|--:|--:|--:|--:|\n" + out + "\n";
+  return out;
+}
+
+std::string judge_section(const Summary& s) {
+  std::string out;
+  for (const auto& row : s.rows) {
+    const JudgeTotals& j = row.judge;
+    if (j.trials == 0) continue;
+    const std::string tokens = j.input_tokens && j.output_tokens
+                                   ? fmt::format("{} / {}", format_count(static_cast<double>(*j.input_tokens)),
+                                                 format_count(static_cast<double>(*j.output_tokens)))
+                                   : "n/a";
+    const std::string agree =
+        row.judge_facts.pairs == 0
+            ? "n/a"
+            : fmt::format("{} of {} pairs, kappa {}", format_share(row.judge_facts.share), row.judge_facts.pairs,
+                          row.judge_facts.kappa ? format_decimal(*row.judge_facts.kappa, 3) : "n/a");
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", row.bundle, row.label, j.model, j.calls,
+                       j.cache_hits, tokens, j.dollars ? format_dollars(*j.dollars) : "n/a", agree);
+  }
+  if (out.empty()) return out;
+  std::string head =
+      "## The judge\n\nWhat the judge spent, apart from (never added to) the cost of the paths it judged; calls "
+      "answered by the response cache are not charged. Agreement: share of trials where judge and facts agree on "
+      "correct, and Cohen's kappa.";
+  if (!s.judge_note.empty()) head += " Note: " + s.judge_note + ".";
+  return head + "\n\n| bundle | path | judge | calls | from cache | input / output tokens | judge cost | agreement "
+                "with facts |\n|---|---|---|--:|--:|--:|--:|---|\n" + out + "\n";
+}
+
+std::string repeats_section(const Summary& s) {
+  std::string table, flaky;
+  for (const auto& row : s.rows) {
+    if (row.repeats < 2 || row.pass_rates.empty()) continue;
+    int always = 0, never = 0, unstable = 0;
+    for (const auto& q : row.pass_rates) {
+      if (q.flaky()) {
+        ++unstable;
+        std::vector<std::string> scores;
+        for (double v : q.scores) scores.push_back(format_decimal(v, 2));
+        flaky += fmt::format("| {} | {} | {} | {}/{} ({}) | {} | {} |\n", row.bundle, row.label, q.question_id,
+                             q.correct, q.repeats, format_share(q.pass_rate),
+                             q.score_sd ? format_decimal(*q.score_sd, 3) : "n/a", fmt::join(scores, ", "));
+      } else if (q.correct == 0) {
+        ++never;
+      } else {
+        ++always;
+      }
+    }
+    table += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", row.bundle, row.label, row.repeats,
+                         row.pass_rates.size(), always, never, unstable);
+  }
+  if (table.empty()) return table;
+  std::string out = std::string("## Pass rate across repeats (") + kAnswerGrader +
+                    ")\n\n| bundle | path | repeats | questions | always correct | never correct | flaky |\n"
+                    "|---|---|--:|--:|--:|--:|--:|\n" + table + "\n";
+  if (flaky.empty()) return out + "No flaky questions: each question was correct in every repeat or in none.\n\n";
+  return out + "Flaky questions (pass rate strictly between 0 and 1):\n\n| bundle | path | question | pass rate | "
+               "score sd | scores by repeat |\n|---|---|---|--:|--:|---|\n" + flaky + "\n";
 }
 
 std::string failures_section(const std::vector<TrialRecord>& records) {
@@ -137,7 +217,11 @@ std::string markdown_report(const RunManifest& manifest, const Summary& summary,
                     headline_markdown(summary) + "\n";
   out += per_turn_section(summary);
   out += tool_bytes_section(summary);
-  out += front_section(summary);
+  out += front_section(summary, "evidence_recall", "evidence recall");
+  out += front_section(summary, kAnswerGrader, "answer score");
+  out += graders_section(summary);
+  out += judge_section(summary);
+  out += repeats_section(summary);
   out += measures_section(summary);
   out += failures_section(records);
   return out;

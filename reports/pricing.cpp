@@ -43,9 +43,21 @@ ModelPrice read_row(const std::filesystem::path& path, const YAML::Node& row) {
   return p;
 }
 
+// "openai:gpt-4.1" (how specs name a provider's model) and gateway names
+// such as "anthropic/claude-sonnet-4-5" are priced by the model alone.
 std::string_view without_gateway_prefix(std::string_view model) {
+  for (std::string_view provider : {"openai:", "anthropic:"}) {
+    if (model.starts_with(provider)) model.remove_prefix(provider.size());
+  }
   auto slash = model.rfind('/');
   return slash == std::string_view::npos ? model : model.substr(slash + 1);
+}
+
+// One model call (or a sum of calls, since prices are linear) in dollars.
+double call_dollars(const ModelPrice& price, double input, double cached, double written, double output) {
+  double uncached = input - cached - written;
+  if (uncached < 0) uncached = 0;  // a provider that double-reports; never price negative input
+  return (uncached * price.input + cached * price.cached_input + written * price.cache_write + output * price.output) / 1e6;
 }
 
 }  // namespace
@@ -118,15 +130,22 @@ TrialCost trial_cost(const TrialRecord& record, const PricingTable& pricing) {
   for (const auto& turn : record.turns) {
     if (!turn.input_tokens || !turn.output_tokens) return TrialCost{};
     if (!turn.cached_tokens || (writes_cost_extra && !turn.cache_write_tokens)) ++cost.turns_cache_unknown;
-    auto cached = static_cast<double>(turn.cached_tokens.value_or(0));
-    auto written = static_cast<double>(turn.cache_write_tokens.value_or(0));
-    double uncached = static_cast<double>(*turn.input_tokens) - cached - written;
-    if (uncached < 0) uncached = 0;  // a provider that double-reports; never price negative input
-    total += uncached * price->input + cached * price->cached_input + written * price->cache_write +
-             static_cast<double>(*turn.output_tokens) * price->output;
+    total += call_dollars(*price, static_cast<double>(*turn.input_tokens),
+                          static_cast<double>(turn.cached_tokens.value_or(0)),
+                          static_cast<double>(turn.cache_write_tokens.value_or(0)),
+                          static_cast<double>(*turn.output_tokens));
   }
-  cost.dollars = total / 1e6;
+  cost.dollars = total;
   return cost;
+}
+
+std::optional<double> judge_cost(const JudgeUsage& usage, const PricingTable& pricing) {
+  const ModelPrice* price = pricing.find(usage.model);
+  if (!price || !usage.input_tokens || !usage.output_tokens) return std::nullopt;
+  return call_dollars(*price, static_cast<double>(*usage.input_tokens),
+                      static_cast<double>(usage.cached_tokens.value_or(0)),
+                      static_cast<double>(usage.cache_write_tokens.value_or(0)),
+                      static_cast<double>(*usage.output_tokens));
 }
 
 }  // namespace okfbench::reports

@@ -3,7 +3,8 @@
 // trial's model calls under it.
 //
 // A context trial without model calls is priced as one call whose input is its
-// pack (context_tokens) and whose output is empty.
+// pack (context_tokens) and whose output is empty. A model named the way specs
+// name a provider's model ("openai:gpt-4.1-mini") is priced by the model name.
 //
 // cost = (input - cached - cache_write) * input_price
 //      + cached * cached_input_price + cache_write * cache_write_price
@@ -66,5 +67,10 @@ struct TrialCost {
 };
 
 TrialCost trial_cost(const TrialRecord& record, const PricingTable& pricing);
+
+// Dollars of a judge's charged calls (reports/record.hpp JudgeUsage) under the
+// judge model's price, by the same formula; nullopt when the judge model has
+// no price or its input or output count is unknown. Never part of trial_cost.
+std::optional<double> judge_cost(const JudgeUsage& usage, const PricingTable& pricing);
 
 }  // namespace okfbench::reports

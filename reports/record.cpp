@@ -176,6 +176,68 @@ void from_json(const json& j, MeasureValue& v) {
   read_required(j, "value", v.value);
 }
 
+std::string_view to_string(GradeStatus status) {
+  switch (status) {
+    case GradeStatus::graded: return "graded";
+    case GradeStatus::not_graded: return "not_graded";
+    case GradeStatus::judge_error: return "judge_error";
+  }
+  return "graded";
+}
+
+GradeStatus grade_status_from_string(std::string_view text) {
+  for (GradeStatus s : {GradeStatus::graded, GradeStatus::not_graded, GradeStatus::judge_error}) {
+    if (text == to_string(s)) return s;
+  }
+  throw InputError(fmt::format("grade status '{}' is unknown; use graded, not_graded or judge_error", text));
+}
+
+void to_json(json& j, const Grade& v) {
+  j = json{{"grader", v.grader},
+           {"status", to_string(v.status)},
+           {"score", opt(v.score)},
+           {"correct", v.correct},
+           {"detail", v.detail}};
+  if (!v.raw.empty()) j["raw"] = v.raw;
+}
+
+void from_json(const json& j, Grade& v) {
+  require_object(j, "grade");
+  read_required(j, "grader", v.grader);
+  std::string status = "graded";
+  read(j, "status", status);
+  v.status = grade_status_from_string(status);
+  read(j, "score", v.score);
+  read(j, "correct", v.correct);
+  read(j, "detail", v.detail);
+  read(j, "raw", v.raw);
+  if (v.status == GradeStatus::graded && !v.score) throw InputError(fmt::format("grade '{}' is graded but has no score", v.grader));
+  if (v.score && (!(*v.score >= 0.0) || *v.score > 1.0)) {
+    throw InputError(fmt::format("grade '{}' has score {}, outside [0, 1]", v.grader, *v.score));
+  }
+}
+
+void to_json(json& j, const JudgeUsage& v) {
+  j = json{{"model", v.model},
+           {"calls", v.calls},
+           {"cache_hits", v.cache_hits},
+           {"input_tokens", opt(v.input_tokens)},
+           {"cached_tokens", opt(v.cached_tokens)},
+           {"cache_write_tokens", opt(v.cache_write_tokens)},
+           {"output_tokens", opt(v.output_tokens)}};
+}
+
+void from_json(const json& j, JudgeUsage& v) {
+  require_object(j, "judge_usage");
+  read_required(j, "model", v.model);
+  read(j, "calls", v.calls);
+  read(j, "cache_hits", v.cache_hits);
+  read(j, "input_tokens", v.input_tokens);
+  read(j, "cached_tokens", v.cached_tokens);
+  read(j, "cache_write_tokens", v.cache_write_tokens);
+  read(j, "output_tokens", v.output_tokens);
+}
+
 void to_json(json& j, const Timings& v) {
   j = json{{"total_ms", opt(v.total_ms)}, {"retrieval_ms", opt(v.retrieval_ms)}, {"model_ms", opt(v.model_ms)}};
 }
@@ -204,6 +266,8 @@ void to_json(json& j, const TrialRecord& v) {
            {"citations", v.citations},
            {"evidence_recall", opt(v.evidence_recall)},
            {"measures", v.measures},
+           {"grades", v.grades},
+           {"judge_usage", v.judge_usage ? json(*v.judge_usage) : json(nullptr)},
            {"error", v.error},
            {"timings", v.timings}};
 }
@@ -227,6 +291,8 @@ void from_json(const json& j, TrialRecord& v) {
   read(j, "citations", v.citations);
   read(j, "evidence_recall", v.evidence_recall);
   read(j, "measures", v.measures);
+  read(j, "grades", v.grades);
+  read(j, "judge_usage", v.judge_usage);
   read(j, "error", v.error);
   read(j, "timings", v.timings);
 }

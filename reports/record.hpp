@@ -10,7 +10,8 @@
 //   never 0; aggregations say how many values were unknown instead of
 //   treating them as zero.
 // - Schema changes bump kSchemaVersion; readers reject records from a newer
-//   schema with a message that says which version they understand.
+//   schema with a message that says which version they understand, and read
+//   every older one (version 1 records have no grades and no judge usage).
 // - Core types hold no JSON; conversion lives in to_json/from_json below and
 //   in the read/write helpers at the end.
 #include <cstdint>
@@ -24,7 +25,8 @@
 
 namespace okfbench::reports {
 
-inline constexpr int kSchemaVersion = 1;
+// 2: grades[] and judge_usage (reports/graders.hpp).
+inline constexpr int kSchemaVersion = 2;
 
 enum class PathKind { context, agent };
 
@@ -95,6 +97,43 @@ struct MeasureValue {
   bool operator==(const MeasureValue&) const = default;
 };
 
+// What one grader (reports/graders.hpp) made of a trial's answer.
+//   graded      score in [0, 1]; correct = score >= the grader's threshold
+//   not_graded  the grader had nothing to grade against (a question without
+//               answer_facts, without relevant concepts); no score, never correct
+//   judge_error the judge's reply was not the JSON asked for, or its call
+//               failed; no score, never correct; `raw` keeps the reply
+enum class GradeStatus { graded, not_graded, judge_error };
+
+std::string_view to_string(GradeStatus status);
+// Throws InputError for anything other than the three names above.
+GradeStatus grade_status_from_string(std::string_view text);
+
+struct Grade {
+  std::string grader;  // "facts", "citations", "answered", "judge"
+  GradeStatus status = GradeStatus::graded;
+  std::optional<double> score;  // set exactly when status is graded
+  bool correct = false;
+  std::string detail;  // why: the facts missing, the citations, the judge's reason
+  std::string raw;     // judge_error: the reply as received ("" otherwise)
+  bool operator==(const Grade&) const = default;
+};
+
+// What the judge spent on one trial, kept apart from the trial's turns so it
+// is never part of the cost of the path it judged. Token counts are sums over
+// the calls that reached the provider; calls answered by the response cache
+// cost nothing now and are counted in cache_hits only.
+struct JudgeUsage {
+  std::string model;  // as the spec names it: "sim", "openai:gpt-4.1-mini", ...
+  int calls = 0;      // judge calls made for this trial (one per vote)
+  int cache_hits = 0; // of those, answered by the response cache
+  std::optional<std::int64_t> input_tokens;  // includes cached and cache-write tokens
+  std::optional<std::int64_t> cached_tokens;
+  std::optional<std::int64_t> cache_write_tokens;
+  std::optional<std::int64_t> output_tokens;
+  bool operator==(const JudgeUsage&) const = default;
+};
+
 struct Timings {
   std::optional<double> total_ms;
   std::optional<double> retrieval_ms;  // search/expand/pack or tool execution
@@ -119,6 +158,8 @@ struct TrialRecord {
   std::vector<std::string> citations;  // concept ids the answer cites
   std::optional<double> evidence_recall;  // share of relevant concepts that reached the model
   std::vector<MeasureValue> measures;
+  std::vector<Grade> grades;              // one per grader the run named, in the order named
+  std::optional<JudgeUsage> judge_usage;  // when a judge graded the trial
   std::string error;  // empty when the trial finished; otherwise why it did not
   Timings timings;
   bool operator==(const TrialRecord&) const = default;
@@ -157,6 +198,10 @@ void to_json(nlohmann::json& j, const PackedConcept& v);
 void from_json(const nlohmann::json& j, PackedConcept& v);
 void to_json(nlohmann::json& j, const MeasureValue& v);
 void from_json(const nlohmann::json& j, MeasureValue& v);
+void to_json(nlohmann::json& j, const Grade& v);
+void from_json(const nlohmann::json& j, Grade& v);
+void to_json(nlohmann::json& j, const JudgeUsage& v);
+void from_json(const nlohmann::json& j, JudgeUsage& v);
 void to_json(nlohmann::json& j, const Timings& v);
 void from_json(const nlohmann::json& j, Timings& v);
 void to_json(nlohmann::json& j, const TrialRecord& v);

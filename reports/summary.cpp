@@ -4,9 +4,11 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <tuple>
 
 #include "reports/format.hpp"
+#include "reports/judge.hpp"
 
 namespace okfbench::reports {
 
@@ -65,7 +67,70 @@ Tokens stored_measure(const TrialRecord& r, std::string_view name) {
   return std::nullopt;
 }
 
+bool is_grader(std::string_view name) {
+  const auto& names = grader_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+constexpr std::string_view kCorrectSuffix = "_correct";
+
+// "facts" -> the facts score; "facts_correct" -> 1 or 0; nullopt when the
+// trial has no such grade or it was not graded. Records without the grade
+// (schema 1) fall back to a stored measure of that name ("answered").
+std::optional<Tokens> grade_metric(const TrialRecord& r, std::string_view metric) {
+  std::string_view grader = metric;
+  const bool correct = metric.ends_with(kCorrectSuffix);
+  if (correct) grader.remove_suffix(kCorrectSuffix.size());
+  if (!is_grader(grader)) return std::nullopt;
+  const Grade* g = find_grade(r, grader);
+  if (!g) return correct ? Tokens{} : stored_measure(r, metric);
+  if (g->status != GradeStatus::graded) return Tokens{};
+  return correct ? Tokens{g->correct ? 1.0 : 0.0} : g->score;
+}
+
 }  // namespace
+
+std::map<std::string, GraderStats> grader_stats(const std::vector<const TrialRecord*>& records) {
+  std::map<std::string, GraderStats> out;
+  std::map<std::string, double> score_sums;
+  for (const TrialRecord* r : records) {
+    for (const auto& g : r->grades) {
+      GraderStats& stats = out[g.grader];
+      if (g.status == GradeStatus::not_graded) ++stats.not_graded;
+      if (g.status == GradeStatus::judge_error) ++stats.judge_errors;
+      if (g.status != GradeStatus::graded || !g.score) continue;
+      ++stats.graded;
+      score_sums[g.grader] += *g.score;
+      stats.correct += g.correct ? 1 : 0;
+    }
+  }
+  for (auto& [name, stats] : out) {
+    if (stats.graded == 0) continue;
+    stats.mean_score = score_sums[name] / stats.graded;
+    stats.share_correct = static_cast<double>(stats.correct) / stats.graded;
+  }
+  return out;
+}
+
+JudgeTotals judge_totals(const std::vector<const TrialRecord*>& records, const PricingTable& pricing) {
+  JudgeTotals t;
+  t.input_tokens = t.output_tokens = 0;
+  t.dollars = 0.0;
+  for (const TrialRecord* r : records) {
+    if (!r->judge_usage) continue;
+    const JudgeUsage& u = *r->judge_usage;
+    ++t.trials;
+    t.calls += u.calls;
+    t.cache_hits += u.cache_hits;
+    t.input_tokens = t.input_tokens && u.input_tokens ? std::optional(*t.input_tokens + *u.input_tokens) : std::nullopt;
+    t.output_tokens = t.output_tokens && u.output_tokens ? std::optional(*t.output_tokens + *u.output_tokens) : std::nullopt;
+    const std::optional<double> dollars = judge_cost(u, pricing);
+    t.dollars = t.dollars && dollars ? std::optional(*t.dollars + *dollars) : std::nullopt;
+    if (t.model.find(u.model) == std::string::npos) t.model += (t.model.empty() ? "" : ", ") + u.model;
+  }
+  if (t.trials == 0) return JudgeTotals{};
+  return t;
+}
 
 const std::vector<MetricInfo>& builtin_metrics() {
   static const std::vector<MetricInfo> metrics = {
@@ -86,6 +151,14 @@ MetricInfo metric_info(std::string_view name) {
   for (const auto& m : builtin_metrics()) {
     if (m.name == name) return m;
   }
+  std::string_view grader = name;
+  if (grader.ends_with(kCorrectSuffix)) grader.remove_suffix(kCorrectSuffix.size());
+  if (is_grader(grader)) {
+    const Grader* g = find_builtin_grader(grader);
+    std::string help = g ? g->help : "LLM-as-judge score: correct 1, partial 0.5, incorrect 0";
+    if (grader != name) help = "1 when the " + std::string(grader) + " grader judged the answer correct";
+    return {std::string(name), help, Direction::higher_is_better};
+  }
   return {std::string(name), "stored per-trial measure", Direction::higher_is_better};
 }
 
@@ -100,6 +173,7 @@ std::optional<double> trial_metric(const TrialRecord& r, std::string_view metric
   if (metric == "tool_bytes") return tool_stat(r, true);
   if (metric == "evidence_recall") return r.evidence_recall;
   if (metric == "cost") return trial_cost(r, pricing).dollars;
+  if (auto grade = grade_metric(r, metric)) return *grade;
   return stored_measure(r, metric);
 }
 
@@ -132,18 +206,20 @@ struct TurnAccumulator {
 };
 
 void add_turn_splits(const TrialRecord& r, std::vector<TurnAccumulator>& turns) {
-  std::optional<std::int64_t> previous_input = 0;
+  // The previous turn's input; NaN when it was unknown (a plain double, as
+  // GCC 12 misreads an optional here as maybe uninitialized).
+  double previous_input = 0;
   for (std::size_t i = 0; i < r.turns.size(); ++i) {
     const TurnRecord& t = r.turns[i];
     if (!t.input_tokens) {
-      previous_input.reset();
+      previous_input = std::nan("");
       continue;
     }
     auto input = static_cast<double>(*t.input_tokens);
     std::optional<double> fresh;
     if (t.new_input_tokens) fresh = static_cast<double>(*t.new_input_tokens);
-    else if (previous_input) fresh = std::max(0.0, input - static_cast<double>(*previous_input));
-    previous_input = t.input_tokens;
+    else if (!std::isnan(previous_input)) fresh = std::max(0.0, input - previous_input);
+    previous_input = input;
     if (!fresh) continue;
     double cached = std::min(static_cast<double>(t.cached_tokens.value_or(0)), input - std::min(*fresh, input));
     if (turns.size() <= i) turns.resize(i + 1);
@@ -154,8 +230,23 @@ void add_turn_splits(const TrialRecord& r, std::vector<TurnAccumulator>& turns) 
   }
 }
 
+std::optional<double> sample_sd(const std::vector<double>& values) {
+  if (values.size() < 2) return std::nullopt;
+  double mean = 0;
+  for (double v : values) mean += v;
+  mean /= static_cast<double>(values.size());
+  double squares = 0;
+  for (double v : values) squares += (v - mean) * (v - mean);
+  return std::sqrt(squares / static_cast<double>(values.size() - 1));
+}
+
 struct RowBuilder {
   SummaryRow row;
+  std::map<std::string, QuestionPassRate> questions;  // by question id
+  std::map<std::string, int> trials_per_question;
+  std::vector<const TrialRecord*> finished;
+  double answer_cost = 0;
+  bool answer_cost_unknown = false;
   Accumulator input, calls, resent, cached, output, tool_calls, tool_bytes, recall, cost;
   double resent_sum = 0, input_sum = 0;
   std::map<std::string, double> bytes_by_tool;
@@ -163,8 +254,22 @@ struct RowBuilder {
   std::vector<TurnAccumulator> turns;
   std::vector<std::string> measure_names;
 
+  void add_grades(const TrialRecord& r, std::optional<double> cost) {
+    finished.push_back(&r);
+    const Grade* answer = find_grade(r, kAnswerGrader);
+    if (!answer || answer->status != GradeStatus::graded || !answer->score) return;
+    if (cost) answer_cost += *cost;
+    else answer_cost_unknown = true;
+    QuestionPassRate& q = questions[r.question_id];
+    q.question_id = r.question_id;
+    ++q.repeats;
+    q.correct += answer->correct ? 1 : 0;
+    q.scores.push_back(*answer->score);
+  }
+
   void add(const TrialRecord& r, const PricingTable& pricing) {
     ++row.trials;
+    row.repeats = std::max(row.repeats, ++trials_per_question[r.question_id]);
     if (!r.error.empty()) {
       ++row.errors;
       return;
@@ -185,6 +290,7 @@ struct RowBuilder {
     recall.add(r.evidence_recall);
     TrialCost c = trial_cost(r, pricing);
     cost.add(c.dollars);
+    add_grades(r, c.dollars);
     row.cost_cache_unknown_turns += c.turns_cache_unknown;
     for (const auto& t : r.turns) {
       for (const auto& call : t.tool_calls) bytes_by_tool[call.name] += static_cast<double>(call.result_bytes);
@@ -193,7 +299,7 @@ struct RowBuilder {
     add_turn_splits(r, turns);
   }
 
-  SummaryRow finish() {
+  SummaryRow finish(const PricingTable& pricing) {
     row.input_tokens = input.mean();
     row.model_calls = calls.mean();
     row.resent_tokens = resent.mean();
@@ -213,7 +319,23 @@ struct RowBuilder {
       row.per_turn.push_back({static_cast<int>(i + 1), t.new_tokens / t.trials, t.resent / t.trials,
                               t.cached / t.trials, t.trials});
     }
+    finish_grades(pricing);
     return row;
+  }
+
+  void finish_grades(const PricingTable& pricing) {
+    row.grades = grader_stats(finished);
+    row.judge = judge_totals(finished, pricing);
+    auto answer = row.grades.find(kAnswerGrader);
+    if (answer != row.grades.end() && answer->second.correct > 0 && !answer_cost_unknown) {
+      row.cost_per_correct = answer_cost / answer->second.correct;
+    }
+    for (auto& [id, q] : questions) {
+      q.pass_rate = static_cast<double>(q.correct) / q.repeats;
+      q.score_sd = sample_sd(q.scores);
+      row.pass_rates.push_back(q);
+    }
+    if (row.grades.count("judge") && row.grades.count("facts")) row.judge_facts = agreement(finished, "judge", "facts");
   }
 };
 
@@ -223,16 +345,26 @@ RowKey key_of(const TrialRecord& r) {
   return {r.concept_count, r.bundle, r.question_set, static_cast<int>(r.config.kind), r.config.label()};
 }
 
+// The context row an agent row is compared with: same bundle, question set
+// and model, with a known input count; rows are sorted, so the first match
+// has the smallest label.
+const SummaryRow* one_shot_base(const std::vector<SummaryRow>& rows, const SummaryRow& row) {
+  for (const auto& base : rows) {
+    bool same = base.config.kind == PathKind::context && base.bundle == row.bundle &&
+                base.question_set == row.question_set && base.config.model == row.config.model;
+    if (same && base.input_tokens.mean && *base.input_tokens.mean > 0) return &base;
+  }
+  return nullptr;
+}
+
 void set_one_shot_ratios(std::vector<SummaryRow>& rows) {
   for (auto& row : rows) {
     if (row.config.kind != PathKind::agent || !row.input_tokens.mean) continue;
-    for (const auto& base : rows) {  // rows are sorted, so the first match has the smallest label
-      bool same = base.config.kind == PathKind::context && base.bundle == row.bundle &&
-                  base.question_set == row.question_set && base.config.model == row.config.model;
-      if (same && base.input_tokens.mean && *base.input_tokens.mean > 0) {
-        row.one_shot_ratio = *row.input_tokens.mean / *base.input_tokens.mean;
-        break;
-      }
+    const SummaryRow* base = one_shot_base(rows, row);
+    if (!base) continue;
+    row.one_shot_ratio = *row.input_tokens.mean / *base->input_tokens.mean;
+    if (row.cost_per_correct && base->cost_per_correct && *base->cost_per_correct > 0) {
+      row.equal_quality_ratio = *row.cost_per_correct / *base->cost_per_correct;
     }
   }
 }
@@ -247,11 +379,24 @@ std::string pricing_note(const std::vector<TrialRecord>& records, const PricingT
   return fmt::format("{}", fmt::join(notes, "; "));
 }
 
+// Records in a fixed order (question, repeat, trial key), so sums of floating
+// point values do not depend on the order in which trials finished and were
+// stored.
+std::vector<const TrialRecord*> in_stable_order(const std::vector<TrialRecord>& records) {
+  std::vector<const TrialRecord*> out;
+  for (const auto& r : records) out.push_back(&r);
+  std::stable_sort(out.begin(), out.end(), [](const TrialRecord* a, const TrialRecord* b) {
+    return std::tie(a->question_id, a->config.repeat, a->trial_key) < std::tie(b->question_id, b->config.repeat, b->trial_key);
+  });
+  return out;
+}
+
 }  // namespace
 
 Summary summarize(const std::vector<TrialRecord>& records, const PricingTable& pricing) {
   std::map<RowKey, RowBuilder> builders;
-  for (const auto& r : records) {
+  for (const TrialRecord* record : in_stable_order(records)) {
+    const TrialRecord& r = *record;
     auto [it, inserted] = builders.try_emplace(key_of(r));
     if (inserted) {
       SummaryRow& row = it->second.row;
@@ -265,9 +410,13 @@ Summary summarize(const std::vector<TrialRecord>& records, const PricingTable& p
     it->second.add(r, pricing);
   }
   Summary summary;
-  for (auto& [key, builder] : builders) summary.rows.push_back(builder.finish());
+  for (auto& [key, builder] : builders) summary.rows.push_back(builder.finish(pricing));
   set_one_shot_ratios(summary.rows);
   summary.priced_as_note = pricing_note(records, pricing);
+  const bool sim_judge = std::any_of(records.begin(), records.end(), [](const TrialRecord& r) {
+    return r.judge_usage && r.judge_usage->model == "sim";
+  });
+  if (sim_judge) summary.judge_note = kSimJudgeNote;
   return summary;
 }
 
@@ -279,34 +428,87 @@ std::optional<double> row_metric(const SummaryRow& row, std::string_view metric)
   for (const auto& [name, value] : fields) {
     if (name == metric) return value->mean;
   }
+  std::string_view grader = metric;
+  const bool correct = grader.ends_with(kCorrectSuffix);
+  if (correct) grader.remove_suffix(kCorrectSuffix.size());
+  if (auto g = row.grades.find(std::string(grader)); g != row.grades.end()) {
+    return correct ? g->second.share_correct : g->second.mean_score;
+  }
   auto it = row.measures.find(std::string(metric));
   return it == row.measures.end() ? std::nullopt : it->second.mean;
 }
 
-std::string headline_markdown(const Summary& summary) {
-  std::string out =
-      "| bundle | concepts | path | trials | input tokens | model calls | resent | cached | tool bytes | "
-      "evidence recall | cost | x one-shot |\n"
-      "|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
-  for (const auto& row : summary.rows) {
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", row.bundle,
-                       format_count(static_cast<double>(row.concept_count)), row.label,
-                       row.errors ? fmt::format("{} ({} failed)", row.trials, row.errors) : std::to_string(row.trials),
-                       format_mean_count(row.input_tokens), format_mean_decimal(row.model_calls, 1),
-                       format_share(row.resent_share), format_mean_count(row.cached_tokens),
-                       format_mean_count(row.tool_bytes), format_mean_decimal(row.evidence_recall, 3),
-                       format_mean_dollars(row.cost), format_ratio(row.one_shot_ratio));
-  }
-  if (summary.rows.empty()) out += "\nNo trials were stored in this run.\n";
+namespace {
+
+std::string format_cost_per_correct(const SummaryRow& row) {
+  auto g = row.grades.find(kAnswerGrader);
+  if (g == row.grades.end() || g->second.graded == 0) return "n/a";
+  if (g->second.correct == 0) return "none correct";
+  return row.cost_per_correct ? format_dollars(*row.cost_per_correct) : "n/a";
+}
+
+std::string format_answer_score(const SummaryRow& row) {
+  auto g = row.grades.find(kAnswerGrader);
+  if (g == row.grades.end() || !g->second.mean_score) return "n/a";
+  std::string out = format_decimal(*g->second.mean_score, 3);
+  if (g->second.not_graded > 0) out += fmt::format(" ({} not graded)", g->second.not_graded);
+  return out;
+}
+
+std::string format_share_correct(const SummaryRow& row) {
+  auto g = row.grades.find(kAnswerGrader);
+  return g == row.grades.end() ? "n/a" : format_share(g->second.share_correct);
+}
+
+}  // namespace
+
+std::vector<std::string> headline_cells(const SummaryRow& row) {
+  return {row.bundle,
+          format_count(static_cast<double>(row.concept_count)),
+          row.label,
+          row.errors ? fmt::format("{} ({} failed)", row.trials, row.errors) : std::to_string(row.trials),
+          format_mean_count(row.input_tokens),
+          format_mean_decimal(row.model_calls, 1),
+          format_share(row.resent_share),
+          format_mean_count(row.cached_tokens),
+          format_mean_count(row.tool_bytes),
+          format_mean_decimal(row.evidence_recall, 3),
+          format_mean_dollars(row.cost),
+          format_ratio(row.one_shot_ratio),
+          format_answer_score(row),
+          format_share_correct(row),
+          format_cost_per_correct(row),
+          format_ratio(row.equal_quality_ratio)};
+}
+
+const std::vector<std::string>& headline_columns() {
+  static const std::vector<std::string> columns = {
+      "bundle", "concepts", "path", "trials", "input tokens", "model calls", "resent", "cached", "tool bytes",
+      "evidence recall", "cost", "x one-shot", "answer score", "correct", "cost per correct",
+      "x one-shot at equal quality"};
+  return columns;
+}
+
+std::string headline_notes(const Summary& summary) {
+  std::string out;
   int cache_unknown = 0;
   for (const auto& row : summary.rows) cache_unknown += row.cost_cache_unknown_turns;
   if (!summary.priced_as_note.empty()) out += "\nCost: " + summary.priced_as_note + ".\n";
+  if (!summary.judge_note.empty()) out += "\nJudge: " + summary.judge_note + ".\n";
   if (cache_unknown > 0) {
     out += fmt::format(
         "\n{} model call(s) did not report cache counts; their cost is priced as uncached (an upper bound).\n",
         cache_unknown);
   }
   return out;
+}
+
+std::string headline_markdown(const Summary& summary) {
+  std::string out = fmt::format("| {} |\n|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+                                fmt::join(headline_columns(), " | "));
+  for (const auto& row : summary.rows) out += fmt::format("| {} |\n", fmt::join(headline_cells(row), " | "));
+  if (summary.rows.empty()) out += "\nNo trials were stored in this run.\n";
+  return out + headline_notes(summary);
 }
 
 }  // namespace okfbench::reports

@@ -17,6 +17,26 @@
 // The one-shot ratio of an agent row divides its mean input tokens by those
 // of the context row of the same bundle, question set and model (the
 // smallest such context label when there are several).
+//
+// Answers (reports/graders.hpp), over a row's finished trials:
+//   per grader     trials graded, not graded and judge errors, mean score and
+//                  share correct over the graded ones (a question without
+//                  answer_facts is not graded by facts and counts in neither)
+//   answer score   the facts grader's mean score; share correct likewise
+//   cost per correct answer
+//                  sum of the cost of the trials facts graded / how many of
+//                  them facts judged correct (unknown when any of their costs
+//                  is unknown or none was correct)
+//   x one-shot at equal quality
+//                  an agent row's cost per correct answer / that of the
+//                  context row its one-shot ratio uses
+//   pass rates     per question: correct / graded over its repeats, and the
+//                  sample standard deviation of the facts score across them;
+//                  a question is flaky when 0 < pass rate < 1
+//   judge          calls, cache hits, tokens and dollars of the judge, kept
+//                  apart from the row's cost; agreement of judge and facts
+// Grader metrics for compare and tune: "facts", "citations", "answered",
+// "judge" (a trial's score) and "facts_correct", ... (1 when correct, 0 not).
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -24,6 +44,7 @@
 #include <string_view>
 #include <vector>
 
+#include "reports/graders.hpp"
 #include "reports/pricing.hpp"
 #include "reports/record.hpp"
 
@@ -68,6 +89,39 @@ struct TurnSplit {
   int trials = 0;  // trials that reached this turn with a known input count
 };
 
+// The grader whose grades fill the headline's answer columns.
+inline constexpr const char* kAnswerGrader = "facts";
+
+struct GraderStats {
+  int graded = 0;
+  int not_graded = 0;
+  int judge_errors = 0;
+  int correct = 0;
+  std::optional<double> mean_score;     // over graded trials
+  std::optional<double> share_correct;  // correct / graded
+};
+
+struct QuestionPassRate {
+  std::string question_id;
+  int repeats = 0;  // finished trials the answer grader graded
+  int correct = 0;
+  double pass_rate = 0.0;
+  std::optional<double> score_sd;  // with 2+ repeats
+  std::vector<double> scores;      // in repeat order
+  bool flaky() const { return correct > 0 && correct < repeats; }
+};
+
+// The judge's spend over a row's trials; never part of the row's cost.
+struct JudgeTotals {
+  int trials = 0;  // trials with judge usage
+  int calls = 0;
+  int cache_hits = 0;
+  std::optional<std::int64_t> input_tokens;
+  std::optional<std::int64_t> output_tokens;
+  std::optional<double> dollars;  // unknown when a judge model has no price or a count is unknown
+  std::string model;
+};
+
 struct SummaryRow {
   std::string bundle;
   std::int64_t concept_count = 0;
@@ -91,14 +145,28 @@ struct SummaryRow {
   std::map<std::string, double> tool_bytes_by_tool;  // mean bytes per trial, per tool
   std::map<std::string, MeanValue> measures;         // stored measures, by name
   std::vector<TurnSplit> per_turn;
+  std::map<std::string, GraderStats> grades;  // by grader name
+  std::optional<double> cost_per_correct;     // by kAnswerGrader
+  std::optional<double> equal_quality_ratio;  // agent rows: cost per correct / the context row's
+  std::vector<QuestionPassRate> pass_rates;   // by question id, by kAnswerGrader
+  JudgeTotals judge;
+  Agreement judge_facts;  // where judge and facts both graded
+  int repeats = 1;        // most trials of one question in this row
 };
 
 struct Summary {
   std::vector<SummaryRow> rows;  // by concept count, bundle, question set, kind (context first), label
   std::string priced_as_note;    // e.g. "sim priced as gpt-4.1-mini"; empty when no alias was used
+  std::string judge_note;        // kSimJudgeNote when the sim judge graded any trial, else empty
 };
 
 Summary summarize(const std::vector<TrialRecord>& records, const PricingTable& pricing);
+
+// Per grader over `records` (finished trials): counts, mean score and share
+// correct of the graded ones. Used for rows and by `okfbench grade`.
+std::map<std::string, GraderStats> grader_stats(const std::vector<const TrialRecord*>& records);
+// The judge's spend over `records`, priced with the judge model's row.
+JudgeTotals judge_totals(const std::vector<const TrialRecord*>& records, const PricingTable& pricing);
 
 // A row's mean of a built-in metric or stored measure by name; nullopt when
 // unknown or when the row has no such metric.
@@ -106,7 +174,16 @@ std::optional<double> row_metric(const SummaryRow& row, std::string_view metric)
 
 // The headline table as GitHub Markdown (columns: bundle, concepts, path,
 // input tokens, model calls, resent, cached, tool bytes, evidence recall,
-// cost, x one-shot), followed by the pricing note when there is one.
+// cost, x one-shot, answer score, correct, cost per correct, x one-shot at
+// equal quality), followed by the pricing and judge notes when there are any.
 std::string headline_markdown(const Summary& summary);
+
+// The headline's column names and one row's cells as text, shared by the
+// Markdown and HTML writers so both show the same values.
+const std::vector<std::string>& headline_columns();
+std::vector<std::string> headline_cells(const SummaryRow& row);
+// The Markdown lines under the headline: the pricing alias, the sim judge
+// note and turns without cache counts, each when it applies.
+std::string headline_notes(const Summary& summary);
 
 }  // namespace okfbench::reports

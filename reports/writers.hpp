@@ -3,6 +3,7 @@
 // records) into one text format; all of them are rebuilt from stored results
 // by `okfbench report`, so none may depend on anything but their arguments.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "reports/compare.hpp"
@@ -33,16 +34,21 @@ std::string trials_csv(const std::vector<TrialRecord>& records, const PricingTab
 std::string junit_for_run(const Summary& summary, const std::vector<TrialRecord>& records);
 std::string junit_for_comparison(const Comparison& comparison);
 
-// Cost-against-recall points of one bundle and question set, with whether
-// each is on the Pareto front; rows without a known cost or recall are left
-// out. Shared by the Markdown and HTML writers and by tune.
+// Cost-against-quality points of one bundle and question set, with whether
+// each is on the Pareto front; `quality` is a row metric (summary.hpp
+// row_metric: "evidence_recall", "facts", ...), and rows without a known cost
+// or quality are left out. Shared by the Markdown and HTML writers.
 struct FrontPoint {
   const SummaryRow* row = nullptr;
   double cost = 0.0;
-  double recall = 0.0;
+  double quality = 0.0;
   bool on_front = false;
 };
-std::vector<FrontPoint> cost_recall_points(const Summary& summary, const std::string& bundle,
-                                           const std::string& question_set);
+std::vector<FrontPoint> cost_quality_points(const Summary& summary, const std::string& bundle,
+                                            const std::string& question_set, std::string_view quality);
+inline std::vector<FrontPoint> cost_recall_points(const Summary& summary, const std::string& bundle,
+                                                  const std::string& question_set) {
+  return cost_quality_points(summary, bundle, question_set, "evidence_recall");
+}
 
 }  // namespace okfbench::reports

@@ -8,6 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build}"
 [[ -d "$build" ]] || cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j2 --target test_reports
+cmake --build "$build" -j2 --target test_reports test_harness
 OKFBENCH_UPDATE_GOLDEN=1 "$build/tests/test_reports" --gtest_brief=1
+# The CLI goldens: `okfbench grade` and the default experiment's headline.
+OKFBENCH_UPDATE_GOLDEN=1 "$build/tests/test_harness" --gtest_brief=1 --gtest_filter='GradeCommand.*Golden:DefaultExperiment.*'
+
 git status --short tests/golden

@@ -109,6 +109,31 @@ TEST(Spec, ErrorsNameTheFileLineAndKey) {
               HasSubstr("spec.yaml:2: bundles[0].path: no such folder /specs/does/not/exist"));
 }
 
+TEST(Spec, GradersAndJudge) {
+  const ExperimentSpec plain = parse(kSpec);
+  EXPECT_EQ(plain.graders, (std::vector<std::string>{"facts", "citations", "answered"}));
+  EXPECT_FALSE(plain.judge.has_value());
+  const ExperimentSpec judged = parse(std::string(kSpec) + "judge: {model: \"openai:gpt-4.1-mini\", votes: 3}\n");
+  EXPECT_EQ(judged.graders, (std::vector<std::string>{"facts", "citations", "answered", "judge"}));
+  EXPECT_EQ(judged.judge->model, "openai:gpt-4.1-mini");
+  EXPECT_EQ(judged.judge->votes, 3);
+  EXPECT_NE(judged.hash, plain.hash);
+  const ExperimentSpec only = parse(std::string(kSpec) + "graders: [judge, facts]\njudge: {}\n");
+  EXPECT_EQ(only.graders, (std::vector<std::string>{"judge", "facts"}));
+  EXPECT_EQ(only.judge->model, "sim");
+  EXPECT_EQ(only.judge->votes, 1);
+  EXPECT_THAT(error_of(std::string(kSpec) + "graders: [facts, vibes]\n"),
+              HasSubstr("spec.yaml:17: graders[1]: unknown value \"vibes\"; use one of: answered, citations, facts, judge"));
+  EXPECT_THAT(error_of(std::string(kSpec) + "graders: [facts, facts]\n"), HasSubstr("spec.yaml:17: graders: a grader is named twice"));
+  EXPECT_THAT(error_of(std::string(kSpec) + "graders: [judge]\n"), HasSubstr("spec.yaml:17: graders: judge needs a judge:"));
+  EXPECT_THAT(error_of(std::string(kSpec) + "judge: {model: gpt-4}\n"),
+              HasSubstr("spec.yaml:17: judge.model: unknown model \"gpt-4\"; use sim, openai:MODEL or anthropic:MODEL"));
+  EXPECT_THAT(error_of(std::string(kSpec) + "judge: {votes: 10}\n"), HasSubstr("spec.yaml:17: judge.votes: expected 1 to 9, got 10"));
+  EXPECT_THAT(error_of(std::string(kSpec) + "judge: {votes: 0}\n"), HasSubstr("judge.votes: expected an integer of at least 1"));
+  EXPECT_THAT(error_of(std::string(kSpec) + "judge: {model: sim, temperature: 0}\n"), HasSubstr("judge.temperature: unknown key"));
+  EXPECT_THAT(error_of(kSpec, {"judge.votes=many"}), HasSubstr("--set judge.votes=many: judge.votes: expected a positive integer"));
+}
+
 TEST(Spec, ErrorsInOverriddenValuesNameTheSetArgument) {
   EXPECT_THAT(error_of(kSpec, {"paths.context.budget_tokens=-5"}),
               HasSubstr("--set paths.context.budget_tokens=-5: paths.context.budget_tokens: expected an integer of at least 1"));

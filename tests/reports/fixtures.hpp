@@ -92,13 +92,29 @@ inline TrialRecord agent_trial(const std::string& q, bool cache_reported, double
   return r;
 }
 
+inline Grade graded(const std::string& grader, double score, bool correct, const std::string& detail = "") {
+  return Grade{grader, GradeStatus::graded, score, correct, detail, ""};
+}
+
+// Grades as a run with facts, answered and the sim judge leaves them.
+inline TrialRecord with_grades(TrialRecord r, double facts, bool judge_correct) {
+  r.grades = {graded("facts", facts, facts >= 1.0), graded("answered", 1.0, true)};
+  r.grades.push_back(graded("judge", judge_correct ? 1.0 : 0.5, judge_correct));
+  r.judge_usage = JudgeUsage{"sim", 1, 0, 500, 0, 0, 20};
+  return r;
+}
+
 // Two context trials, two agent trials (the seed's per-turn inputs; the
-// second without cache counts) and one failed agent trial.
+// second without cache counts) and one failed agent trial. Facts: context q1
+// correct, q2 half; both agent trials correct; the judge agrees except on
+// context q2 (it says correct where facts found half).
 inline std::vector<TrialRecord> small_run() {
   TrialRecord failed = base("q3", PathKind::agent);
   failed.error = "model timeout after 3 retries";
-  return {context_trial("q1", 2000, 1.0, 1.0), context_trial("q2", 2200, 0.5, 0.5), agent_trial("q1", true, 1.0),
-          agent_trial("q2", false, 0.5), failed};
+  return {with_grades(context_trial("q1", 2000, 1.0, 1.0), 1.0, true),
+          with_grades(context_trial("q2", 2200, 0.5, 0.5), 0.5, true),
+          with_grades(agent_trial("q1", true, 1.0), 1.0, true), with_grades(agent_trial("q2", false, 0.5), 1.0, true),
+          failed};
 }
 
 inline RunManifest manifest() {

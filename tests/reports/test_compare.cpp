@@ -108,6 +108,30 @@ TEST(Compare, RunsWithNothingInCommonAreAnError) {
   EXPECT_THROW(compare_runs(fixtures::small_run(), other, fixtures::pricing(), o), InputError);
 }
 
+TEST(Compare, GraderMetricsGateAnswers) {
+  // The candidate's agent loses the second fact on q2: facts 1.0 -> 0.5 (mean delta -0.25).
+  auto candidate = fixtures::small_run();
+  for (auto& r : candidate) {
+    if (r.config.kind == PathKind::agent && r.question_id == "q2") r.grades[0] = fixtures::graded("facts", 0.5, false);
+  }
+  CompareOptions o;
+  o.thresholds = {parse_threshold("facts=-0.02"), parse_threshold("facts_correct=0.6")};
+  Comparison c = compare_runs(fixtures::small_run(), candidate, fixtures::pricing(), o);
+  const auto& agent = c.configs[0].label.starts_with("agent") ? c.configs[0] : c.configs[1];
+  EXPECT_DOUBLE_EQ(metric(agent, "facts").delta, -0.25);
+  EXPECT_DOUBLE_EQ(metric(agent, "facts_correct").delta, -0.5);
+  EXPECT_DOUBLE_EQ(metric(agent, "judge").delta, 0.0);
+  int crossed = 0;
+  for (const auto& check : c.checks) {
+    const bool expect = check.label.starts_with("agent") && check.threshold.metric == "facts";
+    EXPECT_EQ(check.crossed, expect) << check.message;
+    crossed += check.crossed;
+  }
+  EXPECT_EQ(crossed, 1);  // facts_correct dropped 0.5, within the 0.6 allowed
+  o.thresholds = {parse_threshold("citations=0.1")};  // no trial was graded by citations
+  EXPECT_THROW(compare_runs(fixtures::small_run(), candidate, fixtures::pricing(), o), UsageError);
+}
+
 TEST(Compare, OutputIsGolden) {
   Comparison c = compare_runs(fixtures::small_run(), candidate_run(), fixtures::pricing(), gate());
   fixtures::expect_golden("compare.md", compare_markdown(c));

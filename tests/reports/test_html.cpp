@@ -72,13 +72,13 @@ TEST(Html, EveryChartRendersInHeadlessChromium) {
   auto records = multi_size_run();
   Summary s = summarize(records, fixtures::pricing());
   auto ids = html_chart_ids(s);
-  ASSERT_EQ(ids.size(), 5u);
+  ASSERT_EQ(ids, (std::vector<std::string>{"turns", "size", "front", "answers", "tools", "measures"}));
   test::write_file(dir / "report.html", html_report(fixtures::manifest(), s, records));
 
   auto dom = test::run_command(chromium_flags(dir / "profile-dom") + " --dump-dom file://" + (dir / "report.html").string());
   ASSERT_EQ(dom.exit_code, 0) << dom.err;
   test::write_file(dir / "dom.html", dom.out);
-  EXPECT_NE(dom.out.find("data-charts-rendered=\"5\""), std::string::npos) << "see " << (dir / "dom.html");
+  EXPECT_NE(dom.out.find("data-charts-rendered=\"6\""), std::string::npos) << "see " << (dir / "dom.html");
   EXPECT_EQ(element_text(dom.out, "okfbench-errors"), "");
   EXPECT_EQ(element_text(dom.out, "okfbench-warnings"), "");
   for (const auto& id : ids) {
@@ -91,7 +91,7 @@ TEST(Html, EveryChartRendersInHeadlessChromium) {
   }
 
   auto png = dir / "report.png";
-  auto shot = test::run_command(chromium_flags(dir / "profile-shot") + " --hide-scrollbars --window-size=1280,3600 --screenshot=" +
+  auto shot = test::run_command(chromium_flags(dir / "profile-shot") + " --hide-scrollbars --window-size=1280,4400 --screenshot=" +
                                 png.string() + " file://" + (dir / "report.html").string());
   ASSERT_EQ(shot.exit_code, 0) << shot.err;
   ASSERT_TRUE(std::filesystem::exists(png));

@@ -42,6 +42,30 @@ TEST(Pricing, MatchesExactAliasGatewayPrefixAndDatedSnapshot) {
   EXPECT_EQ(t.find("m-mini-2026-01-01")->model, "m-mini");  // longest prefix wins over "m"
   EXPECT_EQ(t.find("mx"), nullptr);
   EXPECT_EQ(t.find("other"), nullptr);
+  // Specs name provider models "openai:MODEL" / "anthropic:MODEL".
+  EXPECT_EQ(t.find("openai:m-mini")->model, "m-mini");
+  EXPECT_EQ(t.find("anthropic:m")->model, "m");
+}
+
+TEST(Pricing, JudgeCostByHandAndNeverInTheTrialCost) {
+  PricingTable t = test_table();
+  JudgeUsage u{"openai:m-mini", 3, 1, 1'000'000, 400'000, 100'000, 10'000};
+  // The same formula as a turn: 0.5 + 0.04 + 0.125 + 0.04.
+  EXPECT_NEAR(*judge_cost(u, t), 0.705, 1e-12);
+  u.output_tokens.reset();
+  EXPECT_FALSE(judge_cost(u, t).has_value());
+  EXPECT_FALSE(judge_cost(JudgeUsage{"unpriced", 1, 0, 10, 0, 0, 1}, t).has_value());
+  TrialRecord r;
+  r.config.model = "m-mini";
+  TurnRecord turn;
+  turn.input_tokens = 1000;
+  turn.cached_tokens = 0;
+  turn.cache_write_tokens = 0;
+  turn.output_tokens = 0;
+  r.turns = {turn};
+  const double before = *trial_cost(r, t).dollars;
+  r.judge_usage = JudgeUsage{"m-mini", 1, 0, 1'000'000, 0, 0, 0};
+  EXPECT_DOUBLE_EQ(*trial_cost(r, t).dollars, before);
 }
 
 TEST(Pricing, TrialCostByHand) {

@@ -121,6 +121,56 @@ TEST(Record, ReadsRunDirectory) {
   EXPECT_EQ(run.records[1].question_id, "q2");
 }
 
+TEST(Record, GradesAndJudgeUsageRoundTrip) {
+  TrialRecord r = agent_record();
+  r.grades = {{"facts", GradeStatus::graded, 0.5, false, "1 of 2 fact(s) stated; missing: \"x\"", ""},
+              {"facts-less", GradeStatus::not_graded, std::nullopt, false, "the question has no answer_facts", ""},
+              {"judge", GradeStatus::judge_error, std::nullopt, false, "vote 1 of 1: ...", "Sure, correct!"}};
+  r.judge_usage = JudgeUsage{"openai:gpt-4.1-mini", 3, 1, 2000, 0, std::nullopt, 60};
+  const std::string line = to_jsonl_line(r);
+  EXPECT_EQ(trial_from_json_text(line, "x"), r);
+  nlohmann::json j = nlohmann::json::parse(line);
+  EXPECT_EQ(j["schema_version"], 2);
+  EXPECT_EQ(j["grades"][0]["status"], "graded");
+  EXPECT_EQ(j["grades"][1]["score"], nullptr);
+  EXPECT_FALSE(j["grades"][0].contains("raw"));
+  EXPECT_EQ(j["grades"][2]["raw"], "Sure, correct!");
+  EXPECT_EQ(j["judge_usage"]["cache_write_tokens"], nullptr);
+}
+
+TEST(Record, ReadsSchemaVersionOneRecords) {
+  // A version 1 line as okfbench wrote it before graders: no grades, no judge usage.
+  nlohmann::json j = nlohmann::json::parse(to_jsonl_line(agent_record()));
+  j["schema_version"] = 1;
+  j.erase("grades");
+  j.erase("judge_usage");
+  j["measures"].push_back({{"name", "answered"}, {"value", 1.0}});
+  TrialRecord back = trial_from_json_text(j.dump(), "old.jsonl:1");
+  EXPECT_EQ(back.schema_version, 1);
+  EXPECT_TRUE(back.grades.empty());
+  EXPECT_FALSE(back.judge_usage.has_value());
+  EXPECT_EQ(back.measures.back().name, "answered");
+}
+
+TEST(Record, BadGradesAreErrorsNamingTheField) {
+  nlohmann::json j = nlohmann::json::parse(to_jsonl_line(agent_record()));
+  auto fails = [&](nlohmann::json grade, const std::string& words) {
+    nlohmann::json k = j;
+    k["grades"] = nlohmann::json::array({grade});
+    try {
+      trial_from_json_text(k.dump(), "results.jsonl:3");
+      ADD_FAILURE() << "accepted " << grade.dump();
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("results.jsonl:3"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  fails({{"grader", "facts"}, {"status", "great"}, {"score", 1.0}}, "grade status 'great' is unknown");
+  fails({{"grader", "facts"}, {"status", "graded"}, {"score", 1.5}}, "outside [0, 1]");
+  fails({{"grader", "facts"}, {"status", "graded"}}, "graded but has no score");
+  fails({{"status", "graded"}, {"score", 1.0}}, "'grader' is missing");
+}
+
 TEST(Record, BadLineIsReportedWithFileAndLineNumber) {
   auto dir = test::fresh_dir("record_bad");
   test::write_file(dir / "results.jsonl", to_jsonl_line(agent_record()) + "\n{\"truncated\n");

@@ -55,6 +55,24 @@ TEST(Tune, CheapestMeetingTargetAndFront) {
   fixtures::expect_golden("tune.md", tune_markdown(r));
 }
 
+TEST(Tune, TargetsAGraderMetric) {
+  // The same sweep graded: the 500 budget states half the facts, 1000 and 2000 all of them.
+  std::vector<TrialRecord> records;
+  for (auto r : budget_sweep()) {
+    const double facts = r.config.budget_tokens == 500 ? 0.5 : 1.0;
+    records.push_back(fixtures::with_grades(r, facts, facts >= 1.0));
+  }
+  Summary s = summarize(records, fixtures::pricing());
+  TuneResult r = tune(s, parse_tune_target("facts>=0.9"), "cost");
+  const auto& g = r.groups[0];
+  ASSERT_TRUE(g.cheapest.has_value());
+  EXPECT_EQ(*g.candidates[*g.cheapest].row->config.budget_tokens, 1000);
+  EXPECT_DOUBLE_EQ(g.candidates[*g.cheapest].target_value, 1.0);
+  EXPECT_FALSE(g.candidates[0].meets);  // budget 500: facts 0.5
+  TuneResult share = tune(s, parse_tune_target("facts_correct>=1"), "cost");
+  EXPECT_EQ(share.overall.size(), 3u);  // 1000, 2000 and the agent
+}
+
 TEST(Tune, UnreachableTargetAndBadMetrics) {
   Summary s = summarize(budget_sweep(), fixtures::pricing());
   TuneResult r = tune(s, parse_tune_target("evidence_recall>=1.5"), "cost");

@@ -1,0 +1,103 @@
+// `okfbench grade` end to end (the built program): golden Markdown and JSON
+// output for hand-written answers, and errors that name the line.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/reports/fixtures.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace okfbench::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Runs from the source tree with relative paths, so the output names the
+// same files in every checkout.
+test::CommandResult grade(const std::string& args) {
+  return test::run_command(fmt::format("cd {} && {} grade {}", test::source_dir().string(),
+                                       test::okfbench_binary().string(), args));
+}
+
+std::string cache_flag() { return "--judge-cache " + (test::fresh_dir("grade_cache") / "judge.sqlite").string(); }
+
+constexpr const char* kFiles = "--questions tests/data/grade/questions.yaml --answers tests/data/grade/answers.jsonl "
+                               "--bundle datasets/bundles/demo";
+
+TEST(GradeCommand, MarkdownIsGolden) {
+  test::CommandResult r = grade(fmt::format("{} --grader facts --grader citations --grader answered --grader judge:sim {}",
+                                            kFiles, cache_flag()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  reports::fixtures::expect_golden("grade.md", r.out);
+}
+
+TEST(GradeCommand, JsonIsGolden) {
+  test::CommandResult r = grade(fmt::format("{} --grader facts --grader judge:sim --votes 3 --json {}", kFiles, cache_flag()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  reports::fixtures::expect_golden("grade.json", r.out);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["grades"].size(), 10u);  // 5 answers x 2 graders
+  EXPECT_EQ(j["grades"][0]["line"], 1);
+  EXPECT_EQ(j["grades"][4]["line"], 4);  // line 3 is blank
+  EXPECT_EQ(j["summary"]["judge"]["calls"], 15);
+}
+
+TEST(GradeCommand, DefaultGradersWithoutABundle) {
+  test::CommandResult r = grade("--questions tests/data/grade/questions.yaml --answers tests/data/grade/answers.jsonl --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["grades"].size(), 15u);
+  EXPECT_EQ(j["grades"][0]["grader"], "facts");
+  EXPECT_EQ(j["grades"][1]["grader"], "citations");
+  EXPECT_EQ(j["grades"][2]["grader"], "answered");
+  // Without the bundle every bracketed id is a citation: line 2 also cites [not/a-concept].
+  EXPECT_EQ(j["grades"][4]["detail"], "cites 1 of 2 relevant (metrics/replica-lag-seconds); precision 0.500, recall "
+                                      "0.500; not relevant: not/a-concept");
+  EXPECT_TRUE(j["summary"]["judge"].is_null());
+}
+
+struct BadCase {
+  const char* lines;
+  const char* message;
+};
+
+TEST(GradeCommand, BadLinesAreErrorsNamingTheLine) {
+  const BadCase cases[] = {
+      {"{\"question_id\": \"lag\", \"answer\": \"x\"}\n{\"question_id\": \"lag\", \"answer\": \"y\"\n",
+       "answers.jsonl:2: not valid JSON; each line must be one JSON object"},
+      {"\n{\"answer\": \"x\"}\n", "answers.jsonl:2: key \"question_id\" is missing"},
+      {"{\"question_id\": \"lag\"}\n", "answers.jsonl:1: key \"answer\" is missing"},
+      {"{\"question_id\": \"nope\", \"answer\": \"x\"}\n",
+       "answers.jsonl:1: question_id \"nope\" is not in tests/data/grade/questions.yaml"},
+      {"{\"question_id\": \"lag\", \"answer\": 3}\n", "answers.jsonl:1: \"answer\" must be a string, not number"},
+      {"{\"question_id\": [1], \"answer\": \"x\"}\n", "answers.jsonl:1: \"question_id\" must be a string"},
+      {"[1, 2]\n", "answers.jsonl:1: expected a JSON object, got array"},
+      {"\n\n", "answers.jsonl: no answers (the file is empty)"},
+  };
+  for (const auto& c : cases) {
+    const fs::path dir = test::fresh_dir("grade_bad");
+    test::write_file(dir / "answers.jsonl", c.lines);
+    test::CommandResult r = grade(fmt::format("--questions tests/data/grade/questions.yaml --answers {} --grader judge:sim {}",
+                                              (dir / "answers.jsonl").string(), cache_flag()));
+    EXPECT_EQ(r.exit_code, 1) << c.lines;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << "nothing is graded before every line is read: " << r.out;
+  }
+}
+
+TEST(GradeCommand, UsageErrorsExitTwo) {
+  const std::string files = "--questions tests/data/grade/questions.yaml --answers tests/data/grade/answers.jsonl";
+  for (const char* bad : {"--grader vibes", "--grader judge", "--grader judge:gpt-4", "--grader facts --grader facts",
+                          "--grader judge:sim --grader judge:sim", "--grader judge:sim --votes 0", "--votes 10"}) {
+    test::CommandResult r = grade(files + " " + bad + " " + cache_flag());
+    EXPECT_EQ(r.exit_code, 2) << bad << "\n" << r.err;
+  }
+  EXPECT_EQ(grade("--answers tests/data/grade/answers.jsonl").exit_code, 2);  // --questions is required
+  test::CommandResult missing = grade("--questions tests/data/grade/questions.yaml --answers nope.jsonl");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("nope.jsonl: cannot be read"), std::string::npos) << missing.err;
+}
+
+}  // namespace
+}  // namespace okfbench::cli
