@@ -1,6 +1,8 @@
 #include "agents/decorators.hpp"
 
 #include <fmt/format.h>
+
+#include <charconv>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
@@ -19,12 +21,10 @@ namespace {
 using nlohmann::json;
 
 std::uint64_t parse_hash(const std::string& text, const std::string& where) {
-  try {
-    std::size_t used = 0;
-    std::uint64_t value = std::stoull(text, &used, 16);
-    if (used == text.size() && text.size() == 16) return value;
-  } catch (const std::exception&) {
-  }
+  std::uint64_t value = 0;
+  // from_chars takes no sign, prefix or space, which stoull did ("-1" wrapped).
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, 16);
+  if (text.size() == 16 && ec == std::errc() && end == text.data() + text.size()) return value;
   throw InputError(fmt::format("{}: 'hash' must be 16 hex digits, got '{}'", where, text));
 }
 

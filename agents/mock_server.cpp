@@ -13,6 +13,7 @@
 #include "agents/openai_json.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/json_text.hpp"
+#include "retrieval/numbers.hpp"
 
 namespace okfbench::agents {
 namespace {
@@ -61,13 +62,7 @@ std::vector<std::string_view> split(std::string_view text, char sep) {
 }
 
 double number(std::string_view text, std::string_view item) {
-  try {
-    std::size_t used = 0;
-    double value = std::stod(std::string(text), &used);
-    if (used == text.size() && value >= 0 && value <= 1e6) return value;
-  } catch (const std::exception&) {
-  }
-  throw UsageError(fmt::format("fault '{}': '{}' is not a number from 0 to 1000000", item, text));
+  return real_or_throw<UsageError>(text, RealRange{0, 1e6}, fmt::format("fault '{}'", item));
 }
 
 enum class Wire { openai, anthropic };

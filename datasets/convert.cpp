@@ -170,11 +170,12 @@ QuestionSet cranfield_questions(const fs::path& src) {
     std::istringstream in(line);
     std::string qid, doc, code;
     if (!(in >> qid)) continue;
-    int value = 0;
-    if (!(in >> doc >> code) || !(std::istringstream(code) >> value)) {
+    if (!(in >> doc >> code)) {
       throw InputError(qrels_path.string() + ":" + std::to_string(number) + ": expected 'query doc code'");
     }
-    qrels[qid][doc] = {cranfield_grade(value), number};
+    const Parsed<int> value = parse_integer(code, kGrades);
+    if (!value.value) throw InputError(qrels_path.string() + ":" + std::to_string(number) + ": code: " + value.problem);
+    qrels[qid][doc] = {cranfield_grade(*value.value), number};
   }
   for (const auto& [qid, judgments] : qrels) {
     if (texts.count(qid) == 0) {
@@ -191,8 +192,10 @@ QuestionSet cranfield_questions(const fs::path& src) {
     for (const auto& [doc, j] : judged->second) q.relevant[doc] = j.grade;
     set.questions.push_back(std::move(q));
   }
-  std::sort(set.questions.begin(), set.questions.end(),
-            [](const Question& a, const Question& b) { return std::stoi(a.id) < std::stoi(b.id); });
+  // The ids are the numbers 1..N in plain decimal: a shorter one is smaller.
+  std::sort(set.questions.begin(), set.questions.end(), [](const Question& a, const Question& b) {
+    return a.id.size() != b.id.size() ? a.id.size() < b.id.size() : a.id < b.id;
+  });
   return set;
 }
 

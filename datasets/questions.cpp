@@ -2,7 +2,6 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <charconv>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -10,6 +9,7 @@
 
 #include "retrieval/error.hpp"
 #include "retrieval/fields.hpp"
+#include "retrieval/yaml_keys.hpp"
 
 namespace okfbench::datasets {
 namespace fs = std::filesystem;
@@ -29,10 +29,6 @@ std::string read_text(const fs::path& path) {
 
 int line_of(const YAML::Node& node) { return node.Mark().line + 1; }
 
-bool parse_int(std::string_view text, int& value) {
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return ec == std::errc() && end == text.data() + text.size() && !text.empty();
-}
 
 std::string scalar(const YAML::Node& node, std::string_view source, std::string_view what) {
   if (!node.IsScalar()) fail(source, line_of(node), std::string(what) + " must be a single value");
@@ -75,14 +71,9 @@ class QuestionReader {
     if (!value.IsMap()) fail(source_, line_of(value), "`relevant` must map concept ids to integer grades");
     for (const auto& kv : value) {
       std::string id = scalar(kv.first, source_, "a concept id");
-      std::string grade_text = kv.second.IsScalar() ? kv.second.Scalar() : std::string();
-      int grade = 0;
-      if (!parse_int(grade_text, grade)) {
-        fail(source_, line_of(kv.second), "grade of '" + id + "' is '" + grade_text + "': grades must be integers");
-      }
-      if (!q.relevant.emplace(id, grade).second) {
-        fail(source_, line_of(kv.first), "concept '" + id + "' is judged twice");
-      }
+      const Parsed<int> grade = parse_integer(kv.second.IsScalar() ? kv.second.Scalar() : std::string(), kGrades);
+      if (!grade.value) fail(source_, line_of(kv.second), "grade of '" + id + "': " + grade.problem);
+      q.relevant[id] = *grade.value;  // a concept judged twice is a duplicate key, refused before
       q.relevant_line[id] = line_of(kv.first);
     }
   }
@@ -106,11 +97,9 @@ void for_each_line(std::string_view text, F&& each) {
 
 void add_judgment(QrelsTable& table, const std::string& source, int line, std::string_view qid,
                   std::string_view doc, std::string_view grade_text) {
-  int grade = 0;
-  if (!parse_int(grade_text, grade)) {
-    fail(source, line, "grade '" + std::string(grade_text) + "' is not an integer");
-  }
-  auto [it, inserted] = table[std::string(qid)].emplace(std::string(doc), Judgment{grade, line});
+  const Parsed<int> grade = parse_integer(grade_text, kGrades);
+  if (!grade.value) fail(source, line, "grade of '" + std::string(doc) + "': " + grade.problem);
+  auto [it, inserted] = table[std::string(qid)].emplace(std::string(doc), Judgment{*grade.value, line});
   if (!inserted) {
     fail(source, line, "query '" + std::string(qid) + "' judges document '" + std::string(doc) + "' twice");
   }
@@ -216,6 +205,9 @@ QuestionSet parse_questions(std::string_view yaml, std::string_view source) {
     fail(source, e.mark.line + 1, "not valid YAML: " + e.msg);
   }
   if (!root.IsMap()) fail(source, 1, "expected a mapping with a `questions` list");
+  if (const auto repeated = retrieval::find_duplicate_keys(root); !repeated.empty()) {
+    throw InputError(retrieval::describe_duplicate_keys(repeated, std::string(source)));
+  }
   QuestionSet set;
   set.source = std::string(source);
   if (root["name"]) set.name = scalar(root["name"], source, "`name`");

@@ -8,15 +8,18 @@
 //   questions:
 //     - id: "1"                   # unique, non-empty
 //       text: "0-dimensional biomaterials show inductive properties."
-//       relevant:                 # concept id -> integer grade; optional
+//       relevant:                 # concept id -> integer grade in [-1000000..1000000]; optional
 //         "31715818": 1           # > 0 relevant (higher is better),
 //         "4983": 0               # 0 judged not relevant, < 0 unjudged
 //       answer_facts:             # optional: facts a good answer states
 //         - "..."
 //
-// Unknown keys, a missing id or text, a duplicate id, a non-integer grade
-// and a malformed file are InputErrors naming the file, the line and what to
-// fix. check_concepts() reports relevant ids that are not in a bundle.
+// Unknown keys, a repeated key anywhere (YAML keys are unique: a second `id`
+// or a concept judged twice), a missing id or text, a duplicate question id,
+// a grade that is not an integer in range (retrieval/numbers.hpp: plain
+// decimal, so not 1.5, 1e3 or 0x10) and a malformed file are InputErrors
+// naming the file, the line and what to fix. check_concepts() reports
+// relevant ids that are not in a bundle. Qrels grades obey the same range.
 //
 // Readers for the usual IR layouts give the same structure: TREC topics
 // (SGML <top> blocks, or "qid<TAB>text" lines) with a qrels file, and BEIR
@@ -29,8 +32,13 @@
 #include <vector>
 
 #include "retrieval/bundle.hpp"
+#include "retrieval/numbers.hpp"
 
 namespace okfbench::datasets {
+
+// Relevance grades: far beyond any graded scale, small enough that sums of
+// gains over any number of judgments stay exact.
+inline constexpr IntegerRange<int> kGrades{-1'000'000, 1'000'000};
 
 struct Question {
   std::string id;

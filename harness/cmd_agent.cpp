@@ -11,6 +11,8 @@
 #include "agents/bundle_tools.hpp"
 #include "agents/models.hpp"
 #include "harness/commands.hpp"
+#include "harness/limits.hpp"
+#include "harness/number_option.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/tokens.hpp"
 
@@ -105,7 +107,6 @@ std::string describe(const agents::ToolCallRecord& call, const std::string& resu
 int run_agent_command(const AgentArgs& a) {
   std::optional<agents::Surface> surface = agents::parse_surface(a.surface);
   if (!surface) throw UsageError(fmt::format("unknown surface '{}': use grafito or harnessx", a.surface));
-  if (a.max_turns < 1) throw UsageError("--max-turns must be at least 1");
   agents::CacheKind cache = agents::parse_cache_kind(a.cache_model);
 
   retrieval::Bundle bundle = retrieval::Bundle::load(a.bundle);
@@ -186,7 +187,9 @@ void add_agent_command(CLI::App& app, Action& action) {
   cmd->add_option("--model", args->model, "sim, openai:MODEL, anthropic:MODEL or replay:CASSETTE")->capture_default_str();
   cmd->add_option("--tools", args->tools, "Comma-separated subset of the surface's tools (default: all)");
   cmd->add_option("--surface", args->surface, "Tool naming: grafito or harnessx")->capture_default_str();
-  cmd->add_option("--max-turns", args->max_turns, "Model calls before giving up")->capture_default_str();
+  cmd->add_option("--max-turns", args->max_turns, "Model calls before giving up")
+      ->check(number_in(harness::limits::max_turns))
+      ->capture_default_str();
   cmd->add_option("--cache-model", args->cache_model,
                   "Prompt cache the sim simulates (none, openai, anthropic); anthropic also sends cache breakpoints")
       ->capture_default_str();
@@ -194,17 +197,21 @@ void add_agent_command(CLI::App& app, Action& action) {
   cmd->add_option("--api-key", args->api_key,
                   "Provider API key (else OPENAI_API_KEY / ANTHROPIC_API_KEY; the environment keeps it out of `ps`). "
                   "Never written to any file");
-  cmd->add_option("--max-body-chars", args->max_body_chars, "Body budget of open/read_concept")->capture_default_str();
-  cmd->add_option("--seed", args->seed, "Sim variation seed (0 = none)")->capture_default_str();
+  cmd->add_option("--max-body-chars", args->max_body_chars, "Body budget of open/read_concept")
+      ->check(number_in(harness::limits::max_body_chars))
+      ->capture_default_str();
+  cmd->add_option("--seed", args->seed, "Sim variation seed (0 = none)")
+      ->check(number_in(harness::limits::seed))
+      ->capture_default_str();
   cmd->add_option("--sim-search-k", args->sim.search_k, "Sim: hits it asks search for")
-      ->check(CLI::Range(1, 50))
+      ->check(number_in(harness::limits::sim_search_k))
       ->capture_default_str();
   cmd->add_option("--sim-max-open", args->sim.max_open, "Sim: concepts it opens at most")
-      ->check(CLI::Range(0, 50))
+      ->check(number_in(harness::limits::sim_max_open))
       ->capture_default_str();
   cmd->add_option("--sim-open-ratio", args->sim.open_ratio,
                   "Sim: opens hits scoring at least this share of the best hit's score")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(number_in(harness::limits::sim_open_ratio))
       ->capture_default_str();
   cmd->add_flag("--sim-no-follow", args->sim_no_follow, "Sim: never follow links of what it opened");
   cmd->add_option("--record", args->record, "Append each new exchange to this cassette (JSONL, keys redacted)");

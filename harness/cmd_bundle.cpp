@@ -16,6 +16,8 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/commands.hpp"
+#include "harness/limits.hpp"
+#include "harness/number_option.hpp"
 #include "retrieval/bundle.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/utf8.hpp"
@@ -313,9 +315,14 @@ CLI::App* add_common(CLI::App& app, const char* name, const char* help, const st
   cmd->add_option("--profile", args->profile, "okf (OKF v0.2 conformance) or repo (plain markdown accepted)")
       ->check(CLI::IsMember({"okf", "repo"}))
       ->capture_default_str();
-  cmd->add_option("--max-file-bytes", args->max_file_bytes, "Skip files larger than this")->capture_default_str();
-  cmd->add_option("--max-files", args->max_files, "Load at most this many concept files")->capture_default_str();
+  cmd->add_option("--max-file-bytes", args->max_file_bytes, "Skip files larger than this")
+      ->check(number_in(harness::limits::max_file_bytes))
+      ->capture_default_str();
+  cmd->add_option("--max-files", args->max_files, "Load at most this many concept files")
+      ->check(number_in(harness::limits::max_files))
+      ->capture_default_str();
   cmd->add_option("--max-total-bytes", args->max_total_bytes, "Stop loading past this many bytes")
+      ->check(number_in(harness::limits::max_total_bytes))
       ->capture_default_str();
   cmd->add_flag("--json", args->json, "Machine-readable output");
   return cmd;
@@ -345,7 +352,8 @@ void add_bundle_commands(CLI::App& app, Action& action) {
   cmd->add_flag("--in", neighbors->in, "Backlinks only");
   cmd->add_flag("--out", neighbors->out, "Outbound links only");
   cmd->add_option("--rel", neighbors->relation, "Only edges of this relation, e.g. JOINS_WITH");
-  cmd->add_option("--hops", neighbors->hops, "Follow edges this many hops")->check(CLI::Range(1, 10))->capture_default_str();
+  cmd->add_option("--hops", neighbors->hops, "Follow edges this many hops")->check(number_in(harness::limits::neighbor_hops))
+      ->capture_default_str();
   cmd->callback([neighbors, &action] { action = [neighbors] { return run_neighbors(*neighbors); }; });
 
   auto history = std::make_shared<BundleArgs>();

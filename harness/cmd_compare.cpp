@@ -7,6 +7,8 @@
 #include <memory>
 
 #include "harness/commands.hpp"
+#include "harness/limits.hpp"
+#include "harness/number_option.hpp"
 #include "reports/compare.hpp"
 #include "reports/record.hpp"
 #include "reports/report_files.hpp"
@@ -59,10 +61,12 @@ void add_compare_command(CLI::App& app, Action& action) {
                   "e.g. evidence_recall=0.05, input_tokens=10%");
   cmd->add_option("--junit", args->junit, "Also write the threshold checks as JUnit XML to this file");
   cmd->add_option("--pricing", args->pricing, "Pricing table (default: datasets/pricing.yaml or $OKFBENCH_PRICING)");
-  cmd->add_option("--seed", args->seed, "Seed of the randomization test and the bootstrap")->capture_default_str();
+  cmd->add_option("--seed", args->seed, "Seed of the randomization test and the bootstrap")
+      ->check(number_in(harness::limits::seed))
+      ->capture_default_str();
   cmd->add_option("--permutations", args->permutations, "Permutations (and bootstrap resamples)")
       ->capture_default_str()
-      ->check(CLI::Range(std::size_t{100}, std::size_t{1'000'000}));
+      ->check(number_in(harness::limits::permutations));
   cmd->callback([args, &action] { action = [args] { return run_compare(*args); }; });
 }
 

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/commands.hpp"
+#include "harness/limits.hpp"
+#include "harness/number_option.hpp"
 #include "retrieval/context.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/tokens.hpp"
@@ -98,13 +100,13 @@ void add_context_command(CLI::App& app, Action& action) {
   cmd->add_option("query", args->query, "The question or search terms")->required();
   cmd->add_option("--budget", args->options.budget_tokens, "Token budget of the pack")
       ->capture_default_str()
-      ->check(CLI::Range(std::size_t{1}, std::size_t{10'000'000}));
+      ->check(number_in(harness::limits::budget_tokens));
   cmd->add_option("--k", args->options.k, "Seed hits (weaver: most concepts considered, 0 = all)")
       ->capture_default_str()
-      ->check(CLI::Range(std::size_t{0}, std::size_t{1000}));
+      ->check(number_in(harness::limits::Int{0, harness::limits::k.max}));
   cmd->add_option("--hops", args->options.expand_hops, "Link hops to expand from each seed (0 = none)")
       ->capture_default_str()
-      ->check(CLI::Range(0, 10));
+      ->check(number_in(harness::limits::hops));
   cmd->add_option("--relation", args->options.relation, "Follow only links of this relation, e.g. JOINS_WITH");
   cmd->add_option("--strategy", args->strategy, "grafito (search + expand) or weaver (contextweaver select_knowledge)")
       ->capture_default_str()

@@ -15,6 +15,8 @@
 #include "datasets/convert.hpp"
 #include "datasets/questions.hpp"
 #include "harness/commands.hpp"
+#include "harness/limits.hpp"
+#include "harness/number_option.hpp"
 #include "harness/regression.hpp"
 #include "harness/search_flags.hpp"
 #include "reports/measures.hpp"
@@ -237,7 +239,7 @@ void add_eval_command(CLI::App& app, Action& action) {
                   "ndcg_cut.10 recall.100 map recip_rank P.10)")->delimiter(',');
   cmd->add_option("--run", args->run_path, "Also write the ranking as a TREC run file (source document ids)");
   cmd->add_flag("--per-query", args->per_query, "Print per-question lines too");
-  cmd->add_option("--k", args->k, "Hits ranked per question")->check(CLI::Range(1, 100000))->capture_default_str();
+  cmd->add_option("--k", args->k, "Hits ranked per question")->check(number_in(harness::limits::eval_k))->capture_default_str();
   cmd->add_flag("--json", args->json, "Print {questions, index, measures[, per_query]} as JSON");
   add_search_flags(*cmd, args->flags);
   cmd->add_option("--spec", args->spec, "Check a regression spec (datasets/regressions/*.yaml) instead");

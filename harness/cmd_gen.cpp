@@ -9,6 +9,8 @@
 
 #include "datasets/generator.hpp"
 #include "harness/commands.hpp"
+#include "harness/limits.hpp"
+#include "harness/number_option.hpp"
 #include "retrieval/error.hpp"
 
 namespace okfbench::cli {
@@ -43,13 +45,19 @@ int run_gen(const GenArgs& args) {
 void add_gen_command(CLI::App& app, Action& action) {
   auto args = std::make_shared<GenArgs>();
   CLI::App* cmd = app.add_subcommand("gen", "Generate a realistic OKF bundle of any size with a question set");
-  cmd->add_option("--concepts", args->options.concepts, "Number of concepts")->required()->check(CLI::Range(1, 10'000'000));
-  cmd->add_option("--seed", args->options.seed, "Seed; the same seed gives byte-identical output")->capture_default_str();
+  cmd->add_option("--concepts", args->options.concepts, "Number of concepts")
+      ->required()
+      ->check(number_in(harness::limits::concepts));
+  cmd->add_option("--seed", args->options.seed, "Seed; the same seed gives byte-identical output")
+      ->check(number_in(harness::limits::seed))
+      ->capture_default_str();
   cmd->add_option("--layers", args->options.layers, "Top-level directories, 1..8 (default: from the size)")
-      ->check(CLI::Range(1, 8));
-  cmd->add_option("--questions", args->options.questions, "Number of questions (default: min(concepts, 20))");
+      ->check(number_in(harness::limits::Int{1, harness::limits::layers.max}));
+  cmd->add_option("--questions", args->options.questions, "Number of questions (default: min(concepts, 20))")
+      ->check(number_in(harness::limits::generated_questions));
   cmd->add_option("--questions-out", args->questions_path, "Where to write the question set (default: OUT/questions.yaml)");
-  cmd->add_option("--threads", args->options.threads, "Writer threads (default: all cores)");
+  cmd->add_option("--threads", args->options.threads, "Writer threads (default: all cores)")
+      ->check(number_in(harness::limits::threads));
   cmd->add_option("--out", args->out, "Output folder (new or empty)")->required();
   cmd->callback([args, &action] { action = [args] { return run_gen(*args); }; });
 }

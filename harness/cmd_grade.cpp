@@ -22,6 +22,8 @@
 #include "datasets/questions.hpp"
 #include "harness/commands.hpp"
 #include "harness/judge.hpp"
+#include "harness/limits.hpp"
+#include "harness/number_option.hpp"
 #include "reports/format.hpp"
 #include "reports/graders.hpp"
 #include "reports/judge.hpp"
@@ -291,7 +293,7 @@ void add_grade_command(CLI::App& app, Action& action) {
                                             "and the judge reads the relevant concepts' text");
   cmd->add_option("--votes", args->votes, "Judge votes per answer (majority; ties go to the lower verdict)")
       ->capture_default_str()
-      ->check(CLI::Range(1, reports::kMaxJudgeVotes));
+      ->check(number_in(harness::limits::judge_votes));
   cmd->add_option("--judge-cache", args->judge_cache, "Response cache of judge replies (SQLite)")->capture_default_str();
   cmd->add_option("--pricing", args->pricing, "Pricing table for the judge's cost (default: datasets/pricing.yaml)");
   cmd->add_flag("--json", args->json, "Print {\"grades\": [...], \"summary\": {...}} instead of Markdown");

@@ -11,6 +11,8 @@
 #include "agents/mock_server.hpp"
 #include "harness/commands.hpp"
 #include "harness/judge.hpp"
+#include "harness/limits.hpp"
+#include "harness/number_option.hpp"
 #include "retrieval/tokens.hpp"
 
 namespace okfbench::cli {
@@ -61,11 +63,15 @@ void add_mock_server_command(CLI::App& app, Action& action) {
   CLI::App* cmd = app.add_subcommand(
       "mock-server", "Serve OpenAI- and Anthropic-compatible chat endpoints answered by the sim policy (Ctrl-C stops)");
   cmd->add_option("--host", args->host, "Address to bind (loopback by default)")->capture_default_str();
-  cmd->add_option("--port", args->port, "Port; 0 picks a free one and prints it")->capture_default_str();
+  cmd->add_option("--port", args->port, "Port; 0 picks a free one and prints it")
+      ->check(number_in(harness::limits::port))
+      ->capture_default_str();
   cmd->add_option("--fault", args->fault,
                   "Faults for the first requests: KIND[:COUNT[:SECONDS]],... with KIND one of 429, 500, 401, delay, "
                   "malformed, truncated, drop");
-  cmd->add_option("--seed", args->seed, "Sim variation seed (0 = none)")->capture_default_str();
+  cmd->add_option("--seed", args->seed, "Sim variation seed (0 = none)")
+      ->check(number_in(harness::limits::seed))
+      ->capture_default_str();
   cmd->callback([args, &action] { action = [args] { return run_mock_server(*args); }; });
 }
 

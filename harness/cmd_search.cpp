@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/commands.hpp"
+#include "harness/limits.hpp"
+#include "harness/number_option.hpp"
 #include "harness/search_flags.hpp"
 #include "retrieval/search.hpp"
 
@@ -79,7 +81,7 @@ void add_search_command(CLI::App& app, Action& action) {
   CLI::App* cmd = app.add_subcommand("search", "Rank a bundle's concepts for a query (BM25F, or BM25 with --flat)");
   cmd->add_option("bundle", args->bundle, "Bundle directory")->required();
   cmd->add_option("query", args->query, "Query text")->required();
-  cmd->add_option("--k", args->k, "Number of hits, 1..1000")->check(CLI::Range(1, 1000))->capture_default_str();
+  cmd->add_option("--k", args->k, "Number of hits, 1..1000")->check(number_in(harness::limits::search_k))->capture_default_str();
   cmd->add_option("--type", args->type, "Only concepts of this type (case-insensitive)");
   cmd->add_option("--tag", args->tags, "Only concepts with this tag (repeatable; all must match)");
   cmd->add_option("--layer", args->layer, "Only concepts in this top-level directory");

@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "datasets/questions.hpp"
 #include "harness/commands.hpp"
+#include "harness/number_option.hpp"
 #include "reports/measures.hpp"
 #include "reports/trec.hpp"
 #include "retrieval/error.hpp"
@@ -65,7 +67,9 @@ void add_trec_eval_command(CLI::App& app, Action& action) {
   cmd->add_option("-m", args->measures,
                   "Measure, measure.params or set (official, set, all_trec); repeatable. Default: official")
       ->allow_extra_args(false);
-  cmd->add_option("-l", args->relevance_level, "Minimum gain counted as relevant")->capture_default_str();
+  cmd->add_option("-l", args->relevance_level, "Minimum gain counted as relevant")
+      ->check(number_in(datasets::kGrades))
+      ->capture_default_str();
   cmd->add_flag("--list-measures", args->list, "List the implemented measures and exit");
   cmd->callback([args, &action] { action = [args] { return run_trec_eval(*args); }; });
 }

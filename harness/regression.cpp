@@ -3,8 +3,12 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
+#include <type_traits>
 
+#include "harness/limits.hpp"
 #include "retrieval/error.hpp"
+#include "retrieval/numbers.hpp"
+#include "retrieval/yaml_keys.hpp"
 
 namespace okfbench::cli {
 namespace {
@@ -24,14 +28,30 @@ T read(const std::filesystem::path& path, const YAML::Node& parent, const char* 
   }
 }
 
+// A number, range-checked as it is parsed (retrieval/numbers.hpp).
+template <typename Range>
+auto read_number(const std::filesystem::path& path, const YAML::Node& parent, const std::string& key, Range range) {
+  const YAML::Node node = parent[key];
+  if (!node) fail(path, parent, "missing `" + key + "`");
+  const auto parsed = [&] {
+    if constexpr (std::is_same_v<Range, RealRange>) {
+      return parse_real(node.IsScalar() ? node.Scalar() : std::string(), range);
+    } else {
+      return parse_integer(node.IsScalar() ? node.Scalar() : std::string(), range);
+    }
+  }();
+  if (!parsed.value) fail(path, node, "`" + key + "`: " + parsed.problem);
+  return *parsed.value;
+}
+
 retrieval::IndexConfig read_index(const std::filesystem::path& path, const YAML::Node& index) {
   retrieval::IndexConfig config;
   if (!index) return config;
   std::string mode = index["mode"] ? read<std::string>(path, index, "mode") : "fielded";
   if (mode != "flat" && mode != "fielded") fail(path, index["mode"], "`mode` must be flat or fielded");
   config.mode = mode == "flat" ? retrieval::FieldMode::flat : retrieval::FieldMode::fielded;
-  if (index["k1"]) config.k1 = read<double>(path, index, "k1");
-  if (index["b"]) config.b = read<double>(path, index, "b");
+  if (index["k1"]) config.k1 = read_number(path, index, "k1", harness::limits::bm25_k1);
+  if (index["b"]) config.b = read_number(path, index, "b", harness::limits::bm25_b);
   if (index["stemmer"]) config.analyzer.stemmer = retrieval::parse_stemmer(read<std::string>(path, index, "stemmer"));
   if (index["stopwords"]) {
     config.analyzer.stopwords = retrieval::parse_stopwords(read<std::string>(path, index, "stopwords"));
@@ -43,10 +63,10 @@ ExpectedScore read_score(const std::filesystem::path& path, const YAML::Node& no
   ExpectedScore score;
   score.measure = read<std::string>(path, node, "measure");
   score.score = read<std::string>(path, node, "score");
-  score.expected = read<double>(path, node, "expected");
+  score.expected = read_number(path, node, "expected", harness::limits::score);
   if (node["reference"]) {
-    score.reference = read<double>(path, node, "reference");
-    score.reference_tolerance = read<double>(path, node, "reference_tolerance");
+    score.reference = read_number(path, node, "reference", harness::limits::score);
+    score.reference_tolerance = read_number(path, node, "reference_tolerance", harness::limits::score);
     if (node["reference_source"]) score.reference_source = read<std::string>(path, node, "reference_source");
   }
   return score;
@@ -65,6 +85,9 @@ RegressionSpec load_regression(const std::filesystem::path& path) {
   } catch (const YAML::Exception& e) {
     throw InputError(path.string() + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
   }
+  if (const auto repeated = retrieval::find_duplicate_keys(root); !repeated.empty()) {
+    throw InputError(retrieval::describe_duplicate_keys(repeated, path.string()));
+  }
   RegressionSpec spec;
   spec.name = read<std::string>(path, root, "name");
   const YAML::Node corpus = root["corpus"];
@@ -75,9 +98,13 @@ RegressionSpec load_regression(const std::filesystem::path& path) {
   if (corpus["split"]) spec.split = read<std::string>(path, corpus, "split");
   spec.config = read_index(path, root["index"]);
   if (const YAML::Node stats = root["statistics"]) {
-    for (const auto& kv : stats) spec.statistics[kv.first.Scalar()] = read<std::size_t>(path, stats, kv.first.Scalar().c_str());
+    for (const auto& kv : stats) {
+      spec.statistics[kv.first.Scalar()] = read_number(path, stats, kv.first.Scalar(), harness::limits::count);
+    }
   }
-  if (const YAML::Node search = root["search"]; search && search["k"]) spec.k = read<std::size_t>(path, search, "k");
+  if (const YAML::Node search = root["search"]; search && search["k"]) {
+    spec.k = static_cast<std::size_t>(read_number(path, search, "k", harness::limits::eval_k));
+  }
   const YAML::Node measures = root["measures"];
   if (!measures || !measures.IsSequence()) fail(path, root, "missing `measures` list");
   for (const auto& node : measures) spec.scores.push_back(read_score(path, node));

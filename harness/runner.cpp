@@ -24,6 +24,7 @@
 #include "datasets/generator.hpp"
 #include "datasets/questions.hpp"
 #include "harness/judge.hpp"
+#include "harness/limits.hpp"
 #include "harness/store.hpp"
 #include "reports/graders.hpp"
 #include "reports/measures.hpp"
@@ -292,9 +293,24 @@ std::string trial_key(const ExperimentSpec& spec, const LoadedBundle& b, const d
                                  q.id, q.text, judged, c.label(), c.repeat, spec.seed));
 }
 
+// The whole plan (every shard) is bounded before a trial is allocated. The
+// spec already bounds the trials per question, so the product fits 64 bits.
+void check_plan_size(const ExperimentSpec& spec, const std::vector<LoadedBundle>& bundles, std::size_t configs) {
+  std::uint64_t questions = 0;
+  for (const auto& b : bundles) questions += b.questions.questions.size();
+  const std::uint64_t trials = questions * configs * static_cast<std::uint64_t>(spec.repeats);
+  if (trials <= limits::planned_trials) return;
+  throw InputError(fmt::format("{}: the plan has {} trials ({} questions x {} configurations x {} repeats), more than the "
+                               "{} a run holds; lower repeats or max_questions, shorten the lists under paths:, or split "
+                               "the sweep into several specs",
+                               spec.file.empty() ? spec.name : spec.file.string(), trials, questions, configs,
+                               spec.repeats, limits::planned_trials));
+}
+
 std::vector<PlannedTrial> plan_trials(const ExperimentSpec& spec, const std::vector<LoadedBundle>& bundles,
                                       const Shard& shard) {
   const auto configs = path_configs(spec);
+  check_plan_size(spec, bundles, configs.size());
   std::vector<PlannedTrial> out;
   std::size_t position = 0;
   for (std::size_t bi = 0; bi < bundles.size(); ++bi) {
@@ -714,22 +730,14 @@ fs::path default_out_dir() { return fs::path("okfbench-out") / utc_now("%Y%m%dT%
 
 Shard parse_shard(std::string_view text) {
   const auto slash = text.find('/');
-  Shard shard;
-  try {
-    if (slash == std::string_view::npos) throw std::invalid_argument("no slash");
-    std::size_t used = 0;
-    shard.index = std::stoul(std::string(text.substr(0, slash)), &used);
-    if (used != slash) throw std::invalid_argument("trailing text");
-    const std::string count(text.substr(slash + 1));
-    shard.count = std::stoul(count, &used);
-    if (used != count.size()) throw std::invalid_argument("trailing text");
-  } catch (const std::exception&) {
-    throw UsageError(fmt::format("--shard {}: expected K/N, e.g. 2/4", text));
-  }
-  if (shard.count < 1 || shard.index < 1 || shard.index > shard.count) {
-    throw UsageError(fmt::format("--shard {}: K must be between 1 and N", text));
-  }
-  return shard;
+  const std::string_view index = text.substr(0, slash);
+  const std::string_view count = slash == std::string_view::npos ? std::string_view() : text.substr(slash + 1);
+  // Each shard runs at least one trial of a full plan, so N is bounded by it.
+  const Parsed<std::size_t> n = parse_integer(count, IntegerRange<std::size_t>{1, limits::planned_trials});
+  if (!n.value) throw UsageError(fmt::format("--shard {}: expected K/N with N {}", text, describe(IntegerRange<std::size_t>{1, limits::planned_trials})));
+  const Parsed<std::size_t> k = parse_integer(index, IntegerRange<std::size_t>{1, *n.value});
+  if (!k.value) throw UsageError(fmt::format("--shard {}: expected K/N with K {}", text, describe(IntegerRange<std::size_t>{1, *n.value})));
+  return Shard{*k.value, *n.value};
 }
 
 std::int64_t estimate_input_tokens(const reports::PathConfig& config) {

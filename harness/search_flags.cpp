@@ -6,6 +6,8 @@
 #include <filesystem>
 
 #include "agents/embeddings.hpp"
+#include "harness/limits.hpp"
+#include "harness/number_option.hpp"
 #include "retrieval/error.hpp"
 
 namespace okfbench::cli {
@@ -34,8 +36,8 @@ retrieval::LoadOptions SearchFlags::load_options() const {
 
 void add_search_flags(CLI::App& cmd, SearchFlags& flags) {
   cmd.add_flag("--flat", flags.flat, "Index title and body as one field (plain BM25) instead of BM25F");
-  cmd.add_option("--k1", flags.k1, "BM25 term-frequency saturation (default 1.2)")->check(CLI::NonNegativeNumber);
-  cmd.add_option("--b", flags.b, "BM25 length normalisation, 0..1 (default 0.75)")->check(CLI::Range(0.0, 1.0));
+  cmd.add_option("--k1", flags.k1, "BM25 term-frequency saturation (default 1.2)")->check(number_in(harness::limits::bm25_k1));
+  cmd.add_option("--b", flags.b, "BM25 length normalisation, 0..1 (default 0.75)")->check(number_in(harness::limits::bm25_b));
   cmd.add_option("--stemmer", flags.stemmer, "none, porter or english")->capture_default_str();
   cmd.add_option("--stopwords", flags.stopwords, "none or lucene (Lucene's 33 English stop words)")
       ->capture_default_str();
@@ -46,10 +48,10 @@ void add_search_flags(CLI::App& cmd, SearchFlags& flags) {
   cmd.add_option("--embed-cache", flags.hybrid.cache, "SQLite file that keeps embeddings between runs");
   cmd.add_option("--embed-base-url", flags.hybrid.base_url, "Embeddings endpoint base URL (else OPENAI_BASE_URL)");
   cmd.add_option("--rrf-k", flags.hybrid.rrf_k, "Reciprocal rank fusion constant")
-      ->check(CLI::PositiveNumber)
+      ->check(number_in(harness::limits::rrf_k))
       ->capture_default_str();
   cmd.add_option("--depth", flags.hybrid.depth, "Hits each ranking contributes to the fusion")
-      ->check(CLI::Range(1, 100000))
+      ->check(number_in(harness::limits::fusion_depth))
       ->capture_default_str();
 }
 

@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -12,9 +13,12 @@
 #include <sstream>
 
 #include "harness/judge.hpp"
+#include "harness/limits.hpp"
 #include "reports/judge.hpp"
 #include "retrieval/error.hpp"
+#include "retrieval/numbers.hpp"
 #include "retrieval/utf8.hpp"
+#include "retrieval/yaml_keys.hpp"
 
 namespace okfbench::harness {
 namespace {
@@ -40,28 +44,42 @@ std::string join(const std::set<std::string>& items) {
   return out;
 }
 
+std::string_view kind_name(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Map: return "a mapping";
+    case YAML::NodeType::Scalar: return "a value";
+    default: return "nothing";
+  }
+}
+
+// Every narrowing below is from a range that fits the field's type.
+static_assert(limits::repeats.max <= INT_MAX && limits::k.max <= INT_MAX && limits::hops.max <= INT_MAX &&
+              limits::max_turns.max <= INT_MAX && limits::concurrency.max <= UINT_MAX);
+
 // Reads one spec, remembering where each value came from for messages.
 class SpecReader {
  public:
   SpecReader(std::string file_name, fs::path base_dir, std::map<std::string, std::string> overridden)
       : file_(std::move(file_name)), base_(std::move(base_dir)), overridden_(std::move(overridden)) {}
 
+  // A problem in a value from the file is an InputError at its line; one in a
+  // value a --set argument wrote is a UsageError naming the argument.
   [[noreturn]] void fail(const YAML::Node& node, const std::string& key, const std::string& message) const {
-    throw InputError(fmt::format("{}: {}: {}", where(node, key), key, message));
-  }
-
-  std::string where(const YAML::Node& node, const std::string& key) const {
-    for (const auto& [path, argument] : overridden_) {
-      if (key == path || key.starts_with(path + ".") || key.starts_with(path + "[")) return fmt::format("--set {}", argument);
+    if (const std::string* argument = set_argument(key)) {
+      throw UsageError(fmt::format("--set {}: {}: {}", *argument, key, message));
     }
-    if (node.IsDefined() && node.Mark().line >= 0) return fmt::format("{}:{}", file_, node.Mark().line + 1);
-    return file_;
+    if (node.IsDefined() && node.Mark().line >= 0) {
+      throw InputError(fmt::format("{}:{}: {}: {}", file_, node.Mark().line + 1, key, message));
+    }
+    throw InputError(fmt::format("{}: {}: {}", file_, key, message));
   }
 
   void check_keys(const YAML::Node& map, const std::string& key, const std::set<std::string>& known) const {
     if (!map.IsMap()) fail(map, key.empty() ? "spec" : key, "expected a mapping of keys to values");
     for (const auto& entry : map) {
-      const std::string name = entry.first.as<std::string>();
+      if (!entry.first.IsScalar()) fail(entry.first, key.empty() ? "spec" : key, "a key must be a plain name");
+      const std::string& name = entry.first.Scalar();
       if (!known.count(name)) {
         const std::string full = key.empty() ? name : key + "." + name;
         fail(entry.first, full, fmt::format("unknown key; known keys here: {}", join(known)));
@@ -79,10 +97,21 @@ class SpecReader {
     }
   }
 
-  std::int64_t positive(const YAML::Node& node, const std::string& key, std::int64_t min = 1) const {
-    const auto value = scalar<std::int64_t>(node, key, min > 0 ? "a positive integer" : "a non-negative integer");
-    if (value < min) fail(node, key, fmt::format("expected an integer of at least {}, got {}", min, value));
-    return value;
+  // The one reader of numbers: the value's text is range-checked as it is
+  // parsed (retrieval/numbers.hpp), never converted first.
+  template <std::integral T>
+  T number(const YAML::Node& node, const std::string& key, IntegerRange<T> range) const {
+    if (!node.IsScalar()) fail(node, key, fmt::format("expected {}, got {}", describe(range), kind_name(node)));
+    Parsed<T> parsed = parse_integer(node.Scalar(), range);
+    if (!parsed.value) fail(node, key, parsed.problem);
+    return *parsed.value;
+  }
+
+  double number(const YAML::Node& node, const std::string& key, RealRange range) const {
+    if (!node.IsScalar()) fail(node, key, fmt::format("expected {}, got {}", describe(range), kind_name(node)));
+    Parsed<double> parsed = parse_real(node.Scalar(), range);
+    if (!parsed.value) fail(node, key, parsed.problem);
+    return *parsed.value;
   }
 
   // A scalar or a list of scalars, each read by `read`.
@@ -99,8 +128,10 @@ class SpecReader {
     return out;
   }
 
-  std::vector<std::int64_t> int_list(const YAML::Node& node, const std::string& key, std::int64_t min = 1) const {
-    return list<std::int64_t>(node, key, [&](const YAML::Node& n, const std::string& k) { return positive(n, k, min); });
+  // A number or a list of numbers in `range`, as T.
+  template <class T>
+  std::vector<T> number_list(const YAML::Node& node, const std::string& key, limits::Int range) const {
+    return list<T>(node, key, [&](const YAML::Node& n, const std::string& k) { return static_cast<T>(number(n, k, range)); });
   }
 
   std::vector<std::string> string_list(const YAML::Node& node, const std::string& key,
@@ -142,6 +173,17 @@ class SpecReader {
   const fs::path& base() const { return base_; }
 
  private:
+  // The --set argument that wrote `key` or a value around it, if any. Keys
+  // are spelled as the reader spells them: paths.context.k, bundles[0].path.
+  const std::string* set_argument(const std::string& key) const {
+    for (const auto& [path, argument] : overridden_) {
+      const bool inside = key == path || key.starts_with(path + ".") || key.starts_with(path + "[");
+      const bool around = path.starts_with(key + ".") || path.starts_with(key + "[");
+      if (inside || around) return &argument;
+    }
+    return nullptr;
+  }
+
   std::string file_;
   fs::path base_;
   std::map<std::string, std::string> overridden_;  // dotted key -> "KEY=VALUE"
@@ -166,14 +208,15 @@ void read_path_bundle(const SpecReader& r, const YAML::Node& node, const std::st
 void read_generated(const SpecReader& r, const YAML::Node& node, const std::string& key, ExperimentSpec& spec) {
   r.check_keys(node, key, kGenerateKeys);
   if (!node["concepts"]) r.fail(node, key + ".concepts", "required: the bundle sizes to generate");
-  for (std::int64_t n : r.int_list(node["concepts"], key + ".concepts")) {
+  for (std::size_t n : r.number_list<std::size_t>(node["concepts"], key + ".concepts", limits::concepts)) {
     BundleSource b;
     b.kind = BundleKind::generated;
-    b.concepts = static_cast<std::size_t>(n);
-    b.seed = node["seed"] ? static_cast<std::uint64_t>(r.positive(node["seed"], key + ".seed", 0)) : spec.seed;
-    if (node["layers"]) b.layers = static_cast<std::size_t>(r.positive(node["layers"], key + ".layers", 0));
-    if (b.layers > 8) r.fail(node["layers"], key + ".layers", "expected 0 (automatic) to 8");
-    if (node["questions"]) b.question_count = static_cast<std::size_t>(r.positive(node["questions"], key + ".questions"));
+    b.concepts = n;
+    b.seed = node["seed"] ? r.number(node["seed"], key + ".seed", limits::seed) : spec.seed;
+    if (node["layers"]) b.layers = static_cast<std::size_t>(r.number(node["layers"], key + ".layers", limits::layers));
+    if (node["questions"]) {
+      b.question_count = static_cast<std::size_t>(r.number(node["questions"], key + ".questions", limits::generated_questions));
+    }
     b.name = fmt::format("gen-{}", n);
     spec.bundles.push_back(std::move(b));
   }
@@ -188,14 +231,15 @@ void read_converted(const SpecReader& r, const YAML::Node& node, const std::stri
   const fs::path source = r.path_value(node["source"], key + ".source", r.base());
   if (!fs::is_directory(source)) r.fail(node["source"], key + ".source", fmt::format("no such folder {}", source.string()));
   const std::string split = node["split"] ? r.scalar<std::string>(node["split"], key + ".split", "a qrels split name") : "test";
-  const auto sizes = node["concepts"] ? r.int_list(node["concepts"], key + ".concepts") : std::vector<std::int64_t>{0};
-  for (std::int64_t n : sizes) {
+  const auto sizes = node["concepts"] ? r.number_list<std::size_t>(node["concepts"], key + ".concepts", limits::concepts)
+                                      : std::vector<std::size_t>{0};
+  for (std::size_t n : sizes) {
     BundleSource b;
     b.kind = BundleKind::converted;
     b.format = format;
     b.source = source;
     b.split = split;
-    b.concepts = static_cast<std::size_t>(n);
+    b.concepts = n;
     const std::string stem = retrieval::escape_invalid_utf8(source.filename().string());  // names go into JSON
     b.name = n > 0 ? fmt::format("{}-{}", stem, n) : stem;
     spec.bundles.push_back(std::move(b));
@@ -234,15 +278,11 @@ void read_paths(const SpecReader& r, const YAML::Node& node, ExperimentSpec& spe
   if (const YAML::Node c = node["context"]) {
     r.check_keys(c, "paths.context", kContextKeys);
     ContextSweep sweep;
-    if (c["budget_tokens"]) sweep.budget_tokens = r.int_list(c["budget_tokens"], "paths.context.budget_tokens");
-    if (c["k"]) {
-      sweep.k.clear();
-      for (auto v : r.int_list(c["k"], "paths.context.k")) sweep.k.push_back(static_cast<int>(v));
+    if (c["budget_tokens"]) {
+      sweep.budget_tokens = r.number_list<std::int64_t>(c["budget_tokens"], "paths.context.budget_tokens", limits::budget_tokens);
     }
-    if (c["hops"]) {
-      sweep.hops.clear();
-      for (auto v : r.int_list(c["hops"], "paths.context.hops", 0)) sweep.hops.push_back(static_cast<int>(v));
-    }
+    if (c["k"]) sweep.k = r.number_list<int>(c["k"], "paths.context.k", limits::k);
+    if (c["hops"]) sweep.hops = r.number_list<int>(c["hops"], "paths.context.hops", limits::hops);
     if (c["strategy"]) sweep.strategy = r.string_list(c["strategy"], "paths.context.strategy", {"grafito", "weaver"});
     spec.context = sweep;
   }
@@ -262,10 +302,7 @@ void read_paths(const SpecReader& r, const YAML::Node& node, ExperimentSpec& spe
         sweep.tools.push_back(r.string_list(tools, "paths.agent.tools", kTools));
       }
     }
-    if (a["max_turns"]) {
-      sweep.max_turns.clear();
-      for (auto v : r.int_list(a["max_turns"], "paths.agent.max_turns")) sweep.max_turns.push_back(static_cast<int>(v));
-    }
+    if (a["max_turns"]) sweep.max_turns = r.number_list<int>(a["max_turns"], "paths.agent.max_turns", limits::max_turns);
     spec.agent = sweep;
   }
   if (!spec.context && !spec.agent) r.fail(node, "paths", "name at least one of context: and agent:");
@@ -303,33 +340,65 @@ void read_graders(const SpecReader& r, const YAML::Node& root, ExperimentSpec& s
   JudgeSpec j;
   if (judge["model"]) j.model = r.scalar<std::string>(judge["model"], "judge.model", "a model name");
   if (!is_judge_model(j.model)) r.fail(judge["model"], "judge.model", fmt::format("unknown model \"{}\"; use sim, openai:MODEL or anthropic:MODEL", j.model));
-  if (judge["votes"]) j.votes = static_cast<int>(r.positive(judge["votes"], "judge.votes"));
-  if (j.votes > reports::kMaxJudgeVotes) {
-    r.fail(judge["votes"], "judge.votes", fmt::format("expected 1 to {}, got {}", reports::kMaxJudgeVotes, j.votes));
-  }
+  if (judge["votes"]) j.votes = static_cast<int>(r.number(judge["votes"], "judge.votes", limits::judge_votes));
   spec.judge = j;
   if (!std::count(spec.graders.begin(), spec.graders.end(), "judge")) spec.graders.push_back("judge");
 }
 
 void read_run_settings(const SpecReader& r, const YAML::Node& root, ExperimentSpec& spec) {
   if (root["name"]) spec.name = r.scalar<std::string>(root["name"], "name", "a string");
-  if (root["seed"]) spec.seed = static_cast<std::uint64_t>(r.positive(root["seed"], "seed", 0));
-  if (root["repeats"]) spec.repeats = static_cast<int>(r.positive(root["repeats"], "repeats"));
-  if (root["concurrency"]) spec.concurrency = static_cast<unsigned>(r.positive(root["concurrency"], "concurrency"));
-  if (spec.concurrency > 256) r.fail(root["concurrency"], "concurrency", "expected at most 256");
+  if (root["seed"]) spec.seed = r.number(root["seed"], "seed", limits::seed);
+  if (root["repeats"]) spec.repeats = static_cast<int>(r.number(root["repeats"], "repeats", limits::repeats));
+  if (root["concurrency"]) spec.concurrency = static_cast<unsigned>(r.number(root["concurrency"], "concurrency", limits::concurrency));
   if (root["requests_per_minute"]) {
-    spec.requests_per_minute = r.scalar<double>(root["requests_per_minute"], "requests_per_minute", "a number");
-    if (spec.requests_per_minute < 0) r.fail(root["requests_per_minute"], "requests_per_minute", "expected 0 (no limit) or more");
+    spec.requests_per_minute = r.number(root["requests_per_minute"], "requests_per_minute", limits::requests_per_minute);
   }
-  if (root["cost_cap_usd"]) {
-    spec.cost_cap_usd = r.scalar<double>(root["cost_cap_usd"], "cost_cap_usd", "a number of dollars");
-    if (*spec.cost_cap_usd <= 0) r.fail(root["cost_cap_usd"], "cost_cap_usd", "expected more than 0");
+  if (root["cost_cap_usd"]) spec.cost_cap_usd = r.number(root["cost_cap_usd"], "cost_cap_usd", limits::cost_cap_usd);
+  if (root["max_questions"]) {
+    spec.max_questions = static_cast<std::size_t>(r.number(root["max_questions"], "max_questions", limits::max_questions));
   }
-  if (root["max_questions"]) spec.max_questions = static_cast<std::size_t>(r.positive(root["max_questions"], "max_questions", 0));
   if (root["cache_dir"]) spec.cache_dir = r.scalar<std::string>(root["cache_dir"], "cache_dir", "a path");
 }
 
-// Applies KEY=VALUE to the tree; returns the dotted key.
+// Trials the spec asks for per question: every path configuration with every
+// model (sim once per cache model), `repeats` times. An upper bound: the
+// runner drops tool lists that fit no surface.
+std::uint64_t trials_per_question(const ExperimentSpec& spec) {
+  static constexpr std::uint64_t cap = limits::planned_trials + 1;  // saturate here: the exact count past it does not matter
+  auto times = [](std::uint64_t a, std::uint64_t b) { return a != 0 && b > cap / a ? cap : std::min(cap, a * b); };
+  std::uint64_t paths = 0;
+  if (spec.context) {
+    const auto& c = *spec.context;
+    paths += times(times(c.budget_tokens.size(), c.k.size()), times(c.hops.size(), c.strategy.size()));
+  }
+  if (spec.agent) paths += times(spec.agent->surface.size(), times(spec.agent->tools.size(), spec.agent->max_turns.size()));
+  std::uint64_t models = 0;
+  for (const auto& model : spec.models) models += model == "sim" ? spec.cache_models.size() : 1;
+  return times(times(std::min(paths, cap), std::min(models, cap)), static_cast<std::uint64_t>(spec.repeats));
+}
+
+void check_plan_size(const SpecReader& r, const YAML::Node& root, const ExperimentSpec& spec) {
+  if (trials_per_question(spec) <= limits::planned_trials) return;
+  r.fail(root["paths"], "paths", fmt::format("the lists under paths:, models: and cache_models: with repeats: {} make more "
+                                             "than {} trials for each question, and a run holds at most {} trials; "
+                                             "shorten the lists or split the sweep into several specs",
+                                             spec.repeats, limits::planned_trials, limits::planned_trials));
+}
+
+// The list element a --set key part addresses: digits from 0 to size - 1.
+std::size_t element_index(const std::string& argument, const std::string& path, const std::string& part, std::size_t size) {
+  if (size == 0) throw UsageError(fmt::format("--set {}: {} is an empty list; set the whole list instead", argument, path));
+  const Parsed<std::size_t> index = parse_integer(part, IntegerRange<std::size_t>{0, size - 1});
+  if (!index.value) {
+    throw UsageError(fmt::format("--set {}: {} is a list of {}; address an element by its index from 0 to {}, not \"{}\"",
+                                 argument, path, size, size - 1, part));
+  }
+  return *index.value;
+}
+
+// Applies KEY=VALUE to the tree; returns the key as the reader spells it
+// (list elements as [i]: bundles[0].generate.concepts), so that a problem in
+// the value names this argument.
 std::string apply_override(YAML::Node& root, const std::string& argument) {
   const auto eq = argument.find('=');
   if (eq == std::string::npos || eq == 0) {
@@ -348,22 +417,36 @@ std::string apply_override(YAML::Node& root, const std::string& argument) {
     if (part.empty()) throw UsageError(fmt::format("--set {}: empty part in key \"{}\"", argument, key));
     parts.push_back(part);
   }
+  if (key.ends_with('.')) throw UsageError(fmt::format("--set {}: empty part in key \"{}\"", argument, key));
   YAML::Node node = root;
-  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-    const bool index = node.IsSequence() && parts[i].find_first_not_of("0123456789") == std::string::npos;
-    if (index) {
-      const std::size_t at = std::stoul(parts[i]);
-      if (at >= node.size()) throw UsageError(fmt::format("--set {}: {} has no element {}", argument, key, at));
+  std::string path;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const bool last = i + 1 == parts.size();
+    if (node.IsSequence()) {
+      const std::size_t at = element_index(argument, path, parts[i], node.size());
+      path += fmt::format("[{}]", at);
+      if (last) node[at] = value;
       node.reset(node[at]);
       continue;
     }
-    if (!node.IsMap()) throw UsageError(fmt::format("--set {}: cannot set a key inside a value that is not a mapping", argument));
-    const bool descend = node[parts[i]] && (node[parts[i]].IsMap() || node[parts[i]].IsSequence());
-    if (!descend) node[parts[i]] = YAML::Node(YAML::NodeType::Map);
+    if (!node.IsMap()) {
+      throw UsageError(fmt::format("--set {}: {} is a single value, not a mapping; set {} itself", argument, path, path));
+    }
+    path += (path.empty() ? "" : ".") + parts[i];
+    if (last) {
+      node[parts[i]] = value;
+      break;
+    }
+    const YAML::Node child = node[parts[i]];
+    if (!child || child.IsNull()) node[parts[i]] = YAML::Node(YAML::NodeType::Map);
     node.reset(node[parts[i]]);
   }
-  node[parts.back()] = value;
-  return key;
+  if (const auto repeated = retrieval::find_duplicate_keys(value); !repeated.empty()) {
+    const auto& d = repeated.front();
+    throw UsageError(fmt::format("--set {}: {}: duplicate key; YAML keys must be unique, keep one", argument,
+                                 path + (d.path.empty() ? "" : (d.path.starts_with('[') ? "" : ".") + d.path) + "." + d.key));
+  }
+  return path;
 }
 
 }  // namespace
@@ -395,6 +478,9 @@ ExperimentSpec parse_spec(std::string_view yaml, std::string_view file_name, con
     throw InputError(fmt::format("{}:{}: not valid YAML: {}", file_name, e.mark.line + 1, e.msg));
   }
   if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  if (const auto repeated = retrieval::find_duplicate_keys(root); !repeated.empty()) {
+    throw InputError(retrieval::describe_duplicate_keys(repeated, std::string(file_name)));
+  }
   std::map<std::string, std::string> overridden;
   for (const std::string& argument : overrides) overridden[apply_override(root, argument)] = argument;
   SpecReader r(std::string(file_name), base_dir, overridden);
@@ -406,6 +492,7 @@ ExperimentSpec parse_spec(std::string_view yaml, std::string_view file_name, con
   read_paths(r, root["paths"], spec);
   read_models(r, root, spec);
   read_graders(r, root, spec);
+  check_plan_size(r, root, spec);
   // Settings that change how a run goes but not what a trial computes stay
   // out of the hash, so a run stopped at its cost cap resumes with a higher one.
   YAML::Node hashed = YAML::Clone(root);

@@ -5,38 +5,52 @@
 // with a stable key, the hash of everything that determines its result.
 //
 // YAML format (every key optional unless marked; a scalar is accepted where a
-// list is expected and means a one-element list):
+// list is expected and means a one-element list; [lo..hi] is the allowed
+// range, from harness/limits.hpp):
 //
 //   name: default                  # default: the file name without .yaml
-//   seed: 1                        # passed to sim and to generated bundles
-//   repeats: 1                     # each configuration runs this many times
-//   concurrency: 2                 # trials in flight at once
-//   requests_per_minute: 0         # model calls per minute over all workers; 0 = no limit
-//   cost_cap_usd: 5.0              # stop starting trials once the spend reaches this
-//   max_questions: 0               # per bundle, the first N questions; 0 = all
+//   seed: 1                        # [0..2^64-1] passed to sim and to generated bundles
+//   repeats: 1                     # [1..1000] each configuration runs this many times
+//   concurrency: 2                 # [1..256] trials in flight at once
+//   requests_per_minute: 0         # [0..1000000] model calls per minute over all workers; 0 = no limit
+//   cost_cap_usd: 5.0              # (0..1000000] stop starting trials once the spend reaches this
+//   max_questions: 0               # [0..10000000] per bundle, the first N questions; 0 = all
 //   cache_dir: okfbench-out/cache  # generated and converted bundles, relative to the working directory
 //   bundles:                       # REQUIRED, at least one
 //     - path: ../bundles/demo      # an existing bundle, relative to this file; ${VAR} expands
 //       name: demo                 # default: the folder name
 //       questions: ../questions/demo.yaml  # default: <path>/questions.yaml
 //     - generate: {concepts: [10, 100], seed: 1, layers: 0, questions: 20}
+//                                  # concepts [1..10000000], seed [0..2^64-1],
+//                                  # layers [0..8] (0 = automatic), questions [1..10000000]
 //     - convert: {format: beir, source: "${OKFBENCH_DATA}/collections/scifact",
-//                 split: test, concepts: [100, 1000, 5183]}  # subsets that keep the judged documents
+//                 split: test, concepts: [100, 1000, 5183]}  # subsets [1..10000000] that keep the judged documents
 //   paths:                         # REQUIRED, at least one of context and agent
 //     context: {budget_tokens: [2000], k: [5], hops: [1], strategy: [grafito]}
+//                                  # budget_tokens [1..10000000], k [1..1000], hops [0..10]
 //     agent:
 //       surface: [grafito]         # grafito or harnessx tool names
 //       tools: [[browse, search, open, follow, history, remember], [search, open]]
-//       max_turns: [12]
+//       max_turns: [12]            # [1..1000]
 //   models: [sim]                  # sim, openai:MODEL, anthropic:MODEL
 //   cache_models: [openai]         # none, openai, anthropic
 //   graders: [facts, citations, answered]   # the default; also judge (reports/graders.hpp)
 //   judge: {model: sim, votes: 1}  # optional LLM-as-judge: sim, openai:MODEL or anthropic:MODEL,
 //                                  # votes 1..9; adds "judge" to graders when they do not name it
 //
+// Numbers are written as retrieval/numbers.hpp says: integers in plain
+// decimal digits (no "5.0", "1e3", "0x10", "+5" or leading zeros), reals
+// as decimals with an optional exponent ("0.5", "1e3"), never nan or inf.
+// A plan may hold at most limits::planned_trials (1,000,000) trials: more
+// configurations per question than that are refused here, more trials over
+// all questions by the runner, before anything is allocated.
+//
 // Problems are InputErrors naming the file, the line and the key, e.g.
-//   default.yaml:14: paths.context.budget_tokens: expected a positive integer, got "lots"
-// and a key that came from --set names the --set argument instead of a line.
+//   default.yaml:14: paths.context.budget_tokens: expected an integer from 1 to 10000000, got "lots"
+// A repeated key anywhere in the file is one too (YAML keys are unique). A
+// problem in a value that --set wrote is a UsageError naming the --set
+// argument instead of a line:
+//   --set repeats=0: repeats: expected an integer from 1 to 1000, got "0"
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -111,7 +125,9 @@ struct ExperimentSpec {
 // Reads `file`, applies each "KEY=VALUE" override (KEY is a dotted path such
 // as paths.context.budget_tokens, VALUE is YAML: 500, [500, 1000], sim),
 // validates and returns the spec. Throws InputError for an unreadable file or
-// a bad spec, UsageError for a malformed override.
+// a bad spec, UsageError for a malformed override or a bad value it set
+// (a KEY part that is not a key of a mapping or not an index of a list, a
+// duplicate key in VALUE, a VALUE out of range).
 ExperimentSpec load_spec(const std::filesystem::path& file, const std::vector<std::string>& overrides = {});
 
 // The same over text; `file_name` names it in messages and relative paths are

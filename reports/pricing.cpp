@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "retrieval/error.hpp"
+#include "retrieval/numbers.hpp"
 
 namespace okfbench::reports {
 
@@ -28,18 +29,27 @@ T field(const std::filesystem::path& path, const YAML::Node& row, const char* ke
   }
 }
 
+// Dollars per million tokens: finite (yaml-cpp reads .nan and .inf, which
+// would make every cost NaN or infinite) and not negative.
+double price(const std::filesystem::path& path, const YAML::Node& row, const char* key) {
+  constexpr RealRange dollars{0, 1'000'000};
+  const std::string text = field<std::string>(path, row, key);
+  const Parsed<double> parsed = parse_real(text, dollars);
+  if (!parsed.value) {
+    throw InputError(fmt::format("{}: price '{}' of '{}': {}", where(path, row[key]), key, row["model"].Scalar(), parsed.problem));
+  }
+  return *parsed.value;
+}
+
 ModelPrice read_row(const std::filesystem::path& path, const YAML::Node& row) {
   ModelPrice p;
   p.model = field<std::string>(path, row, "model");
-  p.input = field<double>(path, row, "input");
-  p.cached_input = field<double>(path, row, "cached_input");
-  p.cache_write = field<double>(path, row, "cache_write");
-  p.output = field<double>(path, row, "output");
+  p.input = price(path, row, "input");
+  p.cached_input = price(path, row, "cached_input");
+  p.cache_write = price(path, row, "cache_write");
+  p.output = price(path, row, "output");
   p.source = field<std::string>(path, row, "source");
   p.as_of = field<std::string>(path, row, "as_of");
-  for (double price : {p.input, p.cached_input, p.cache_write, p.output}) {
-    if (price < 0) throw InputError(fmt::format("{}: negative price for '{}'", where(path, row), p.model));
-  }
   return p;
 }
 

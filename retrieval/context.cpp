@@ -7,11 +7,13 @@
 #include <cctype>
 #include <cstdlib>
 #include <iterator>
+#include <limits>
 #include <optional>
 #include <set>
 #include <unordered_set>
 
 #include "retrieval/error.hpp"
+#include "retrieval/numbers.hpp"
 #include "retrieval/tokens.hpp"
 
 namespace okfbench::retrieval {
@@ -283,11 +285,9 @@ double jaccard(const WordSet& a, const WordSet& b) {
 double confidence_of(const Concept& c) {
   auto it = c.extra.find("confidence");
   if (it == c.extra.end()) return 1.0;
-  std::string value(trim(it->second));
-  char* end = nullptr;
-  double parsed = std::strtod(value.c_str(), &end);
-  if (value.empty() || end != value.c_str() + value.size()) return 1.0;
-  return std::clamp(parsed, 0.0, 1.0);
+  constexpr double most = std::numeric_limits<double>::max();
+  const Parsed<double> parsed = parse_real(trim(it->second), RealRange{-most, most});  // never nan, which clamp keeps
+  return parsed.value ? std::clamp(*parsed.value, 0.0, 1.0) : 1.0;
 }
 
 void pack_weaver(const Bundle& bundle, std::string_view query, const ContextOptions& options,

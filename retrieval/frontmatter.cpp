@@ -7,6 +7,8 @@
 #include <sstream>
 #include <fmt/format.h>
 
+#include "retrieval/yaml_keys.hpp"
+
 namespace okfbench::retrieval {
 namespace {
 
@@ -76,6 +78,9 @@ class Reader {
  public:
   Reader(int yaml_line, Concept& item, std::vector<Diagnostic>& diagnostics)
       : yaml_line_(yaml_line), concept_(item), diagnostics_(diagnostics) {}
+
+  // The file line of a 1-based line of the YAML block.
+  int file_line(int yaml_block_line) const { return yaml_line_ + std::max(0, yaml_block_line - 1); }
 
   int line_of(const YAML::Node& node) const {
     if (!node) return yaml_line_;  // a missing key has no position
@@ -336,9 +341,12 @@ class KnownFields {
       }
       const std::string& key = entry.first.Scalar();
       if (std::size_t slot = slot_of(key); slot < values_.size()) {
-        values_[slot].emplace(entry.second);  // not `=`: assigning a YAML::Node writes through to its node
+        // The first value of a repeated key counts, as YAML 1.2 (3.2.1.1) lets a
+        // processor recover; not `=`: assigning a YAML::Node writes through to its node.
+        if (!values_[slot]) values_[slot].emplace(entry.second);
         if (key != "usage_window") continue;  // checked, and also kept as written
       }
+      if (item.extra.count(key)) continue;  // a repeated key: reported, the first value kept
       int budget = max_extra_nodes;
       if (within_node_budget(entry.second, budget))
         item.extra[key] = YAML::Dump(entry.second);
@@ -367,6 +375,22 @@ class KnownFields {
   std::vector<std::optional<YAML::Node>> values_ = std::vector<std::optional<YAML::Node>>(known_keys().size() + 1);
   YAML::Node absent_{YAML::NodeType::Undefined};
 };
+
+// A repeated key makes the block invalid YAML (YAML 1.2, 3.2.1.1: keys are
+// unique), so not conformant (OKF section 11 asks for parseable YAML): an
+// error that skips the file in the okf profile; in the repo profile a warning,
+// and the first value counts. Returns whether the file is still read.
+bool report_duplicate_keys(Reader& reader, const YAML::Node& root, Profile profile) {
+  const std::vector<DuplicateKey> repeated = find_duplicate_keys(root);
+  const bool okf = profile == Profile::okf;
+  for (const DuplicateKey& d : repeated) {
+    reader.report(okf ? Severity::error : Severity::warning, reader.file_line(d.line),
+                  fmt::format("duplicate key `{}` (first at line {}): YAML keys must be unique, keep one{}",
+                              d.path.empty() ? d.key : d.path + "." + d.key, reader.file_line(d.first_line),
+                              okf ? "; the file was skipped" : "; the first value is used"));
+  }
+  return repeated.empty() || !okf;
+}
 
 // One stream per thread: constructing a stringstream (and its locale) per file
 // cost more than parsing a two-key frontmatter.
@@ -402,6 +426,7 @@ FrontmatterOutcome read_fields(std::string_view yaml, int yaml_line, Profile pro
                               kind_name(root), consequence));
     return FrontmatterOutcome::skip;
   }
+  if (!report_duplicate_keys(reader, root, profile)) return FrontmatterOutcome::skip;
   item.frontmatter_yaml = std::string(yaml);
   KnownFields fields(reader, root, item);
   const YAML::Node& type = fields.get("type");

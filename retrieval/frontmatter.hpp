@@ -32,7 +32,9 @@ enum class FrontmatterOutcome { loaded, skip };
 // keys into `extra`) and frontmatter `links:` into `links`. Problems are
 // appended to `diagnostics` with concept.path and file lines. Returns skip
 // when the file cannot be a concept (invalid YAML, not a mapping, no usable
-// `type` in the okf profile).
+// `type` or a repeated key in the okf profile). A repeated key, at any depth,
+// is an error in the okf profile and a warning in the repo profile, where
+// its first value is used.
 FrontmatterOutcome read_frontmatter(std::string_view yaml, int yaml_line, Profile profile,
                                     Concept& item, std::vector<RawLink>& links,
                                     std::vector<Diagnostic>& diagnostics);

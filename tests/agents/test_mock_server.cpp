@@ -177,6 +177,9 @@ TEST(MockServer, FaultSpecs) {
   EXPECT_THROW(parse_faults("500:x"), UsageError);
   EXPECT_THROW(parse_faults("500:0"), UsageError);
   EXPECT_THROW(parse_faults("500:1e300"), UsageError);
+  for (const char* fault : {"500:nan", "delay:1:inf", "delay:1:-1", "429:1:0x10", "429:1:+1"}) {
+    EXPECT_THROW(parse_faults(fault), UsageError) << fault;
+  }
 }
 
 }  // namespace

@@ -71,15 +71,42 @@ TEST(Questions, ErrorsNameTheFileLineAndProblem) {
   EXPECT_THAT(error_of("questions:\n  - id: a\n    text: x\n  - id: a\n    text: y\n"),
               HasSubstr("q.yaml:4: duplicate question id 'a'"));
   EXPECT_THAT(error_of("questions:\n  - id: a\n    text: x\n    relevant:\n      c1: high\n"),
-              HasSubstr("q.yaml:5: grade of 'c1' is 'high': grades must be integers"));
+              HasSubstr("q.yaml:5: grade of 'c1': expected an integer from -1000000 to 1000000, got \"high\""));
   EXPECT_THAT(error_of("questions:\n  - id: a\n    text: x\n    relevant: {c1: 1.5}\n"),
-              HasSubstr("grades must be integers"));
+              HasSubstr("grade of 'c1': expected an integer from -1000000 to 1000000, got \"1.5\""));
   EXPECT_THAT(error_of("questions:\n  - id: a\n    txt: x\n"), HasSubstr("q.yaml:3: unknown key 'txt'"));
   EXPECT_THAT(error_of("questions:\n  - text: x\n"), HasSubstr("q.yaml:2: question has no `id`"));
   EXPECT_THAT(error_of("questions:\n  - id: a\n"), HasSubstr("question 'a' has no `text`"));
   EXPECT_THAT(error_of("questions: [\n"), HasSubstr("not valid YAML"));
   EXPECT_THAT(error_of("- a\n"), HasSubstr("expected a mapping with a `questions` list"));
   EXPECT_THROW(load_questions("/nonexistent/q.yaml"), InputError);
+}
+
+TEST(Questions, RepeatedKeysAreErrorsNamingBothLines) {
+  // yaml-cpp keeps both pairs: the loop over a question's keys took the last id, a lookup would take the first.
+  EXPECT_EQ(error_of("questions:\n  - id: a\n    text: x\n    id: b\n"),
+            "q.yaml:4: questions[0].id: duplicate key (first at line 2); YAML keys must be unique, keep one");
+  EXPECT_EQ(error_of("questions:\n  - id: a\n    text: x\n    relevant:\n      c1: 1\n      c2: 0\n      c1: 2\n"),
+            "q.yaml:7: questions[0].relevant.c1: duplicate key (first at line 5); YAML keys must be unique, keep one");
+  // Keys compare as the reader takes them: "7" and 7 judge the same concept.
+  EXPECT_EQ(error_of("questions:\n  - id: a\n    text: x\n    relevant: {\"7\": 1, 7: 2}\n"),
+            "q.yaml:4: questions[0].relevant.7: duplicate key (first at line 4); YAML keys must be unique, keep one");
+  EXPECT_EQ(error_of("name: a\nquestions: []\nname: b\n"),
+            "q.yaml:3: name: duplicate key (first at line 1); YAML keys must be unique, keep one");
+}
+
+TEST(Questions, GradesAreRangeCheckedIntegers) {
+  auto grade_error = [](const std::string& grade) {
+    return error_of("questions:\n  - id: a\n    text: x\n    relevant: {c1: " + grade + "}\n");
+  };
+  for (const char* grade : {"2147483648", "-2147483649", "4294967297", "1000001", "-1000001", "1e3", "0x10", "+1", "01",
+                            ".nan", ".inf", "2.0", "[1]", "yes", "\"\""}) {
+    EXPECT_THAT(grade_error(grade), HasSubstr("q.yaml:4: grade of 'c1': expected an integer from -1000000 to 1000000, got"))
+        << grade;
+  }
+  const QuestionSet set = parse_questions("questions:\n  - id: a\n    text: x\n    relevant: {c1: 1000000, c2: -1000000, c3: \"2\"}\n",
+                                          "q.yaml");
+  EXPECT_EQ(set.questions[0].relevant, (std::map<std::string, int>{{"c1", 1'000'000}, {"c2", -1'000'000}, {"c3", 2}}));
 }
 
 TEST(Questions, CheckConceptsNamesUnknownIdsWithTheirLines) {
@@ -127,11 +154,15 @@ TEST(QuestionsTrec, BadQrelsLinesAreErrorsWithTheirLine) {
         try {
           read_trec_qrels(dir / "bad.qrels");
         } catch (const InputError& e) {
-          EXPECT_THAT(e.what(), HasSubstr("bad.qrels:2: grade 'yes' is not an integer"));
+          EXPECT_THAT(e.what(), HasSubstr("bad.qrels:2: grade of 'd2': expected an integer from -1000000 to 1000000, got \"yes\""));
           throw;
         }
       },
       InputError);
+  for (const char* grade : {"2147483648", "1e3", "0x1", "+1", "1.0", "nan"}) {
+    test::write_file(dir / "range.qrels", std::string("1 0 d1 ") + grade + "\n");
+    EXPECT_THROW(read_trec_qrels(dir / "range.qrels"), InputError) << grade;
+  }
   test::write_file(dir / "dup.qrels", "1 0 d1 1\n1 0 d1 2\n");
   EXPECT_THROW(read_trec_qrels(dir / "dup.qrels"), InputError);
   test::write_file(dir / "short.qrels", "1 d1 1\n");

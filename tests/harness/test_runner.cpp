@@ -200,7 +200,11 @@ TEST(Runner, DryRunPlansWithoutWritingAndShardsPartitionTheTrials) {
 TEST(Runner, ParsesShards) {
   EXPECT_EQ(parse_shard("2/4").index, 2u);
   EXPECT_EQ(parse_shard("2/4").count, 4u);
-  for (const char* bad : {"0/4", "5/4", "2", "a/b", "2/4x", "/4"}) EXPECT_THROW(parse_shard(bad), UsageError) << bad;
+  EXPECT_EQ(parse_shard("1000000/1000000").index, 1'000'000u);
+  for (const char* bad : {"0/4", "5/4", "2", "a/b", "2/4x", "/4", "2/", "+2/4", "2/+4", "02/4", "1/0x10", "-1/4", "1/-4",
+                          "1/1000001", "4294967297/4294967297", "18446744073709551617/18446744073709551618", "1 /4", "1/4/4"}) {
+    EXPECT_THROW(parse_shard(bad), UsageError) << bad;
+  }
 }
 
 // Counts the complete lines of a file that is being appended to.
@@ -247,6 +251,25 @@ TEST(Runner, AKilledRunResumesWithoutRepeatingOrLosingATrial) {
   EXPECT_EQ(ResultStore::open(out).size(), 240u);
 }
 
+TEST(Runner, APlanOverTheTrialLimitIsRefusedBeforeItIsAllocated) {
+  // 602 configurations x 1,000 repeats fit one question (the spec's check);
+  // over 5 questions they are 3,010,000 trials, which the runner refuses.
+  const fs::path dir = test::fresh_dir("runner-plan-limit");
+  std::string ks = "[";
+  for (int k = 1; k <= 300; ++k) ks += fmt::format("{}{}", k > 1 ? "," : "", k);
+  const ExperimentSpec spec = load_spec(write_spec(dir, 20, 5), {"repeats=1000", "paths.context.k=" + ks + "]"});
+  RunOptions options = quiet(dir / "out");
+  options.mode = Mode::dry_run;
+  try {
+    run_experiment(spec, options);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("spec.yaml: the plan has 3010000 trials (5 questions x 602 configurations x 1000 "
+                                    "repeats), more than the 1000000 a run holds"));
+  }
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
 TEST(Runner, CommandLineRunsADryRunAndReportsBadSpecs) {
   const fs::path dir = test::fresh_dir("runner-cli");
   const fs::path spec_file = write_spec(dir, 20, 2);
@@ -256,9 +279,17 @@ TEST(Runner, CommandLineRunsADryRunAndReportsBadSpecs) {
   ASSERT_EQ(dry.exit_code, 0) << dry.err;
   EXPECT_THAT(dry.out, HasSubstr("10 trials, about"));  // 2 questions x (3 context + 2 agent configurations)
   EXPECT_THAT(dry.out, HasSubstr("context budget=400 k=3 hops=1 strategy=grafito model=sim cache=openai"));
+  // A bad value that --set wrote is a usage error naming the argument; one in the file names its line.
   const auto bad = test::run_command(fmt::format("'{}' run '{}' --set paths.agent.max_turns=zero", binary, spec_file.string()));
-  EXPECT_EQ(bad.exit_code, 1);
-  EXPECT_THAT(bad.err, HasSubstr("--set paths.agent.max_turns=zero: paths.agent.max_turns: expected a positive integer"));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--set paths.agent.max_turns=zero: paths.agent.max_turns: expected an integer from 1 to 1000, got \"zero\""));
+  const auto index = test::run_command(fmt::format("'{}' run '{}' --set bundles.99999999999999999999.path=x", binary, spec_file.string()));
+  EXPECT_EQ(index.exit_code, 2);
+  EXPECT_THAT(index.err, HasSubstr("usage error: --set bundles.99999999999999999999.path=x: bundles is a list of 1; address "
+                                   "an element by its index from 0 to 0"));
+  const auto shard = test::run_command(fmt::format("'{}' run '{}' --dry-run --shard 1/18446744073709551617", binary, spec_file.string()));
+  EXPECT_EQ(shard.exit_code, 2);
+  EXPECT_THAT(shard.err, HasSubstr("--shard 1/18446744073709551617: expected K/N with N an integer from 1 to 1000000"));
   const auto usage = test::run_command(fmt::format("'{}' run '{}' --set nonsense", binary, spec_file.string()));
   EXPECT_EQ(usage.exit_code, 2);
 }

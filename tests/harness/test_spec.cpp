@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "retrieval/error.hpp"
 #include "tests/support/test_support.hpp"
 
@@ -90,7 +92,7 @@ TEST(Spec, SetOverridesAnyValueAndChangesTheHash) {
 TEST(Spec, ErrorsNameTheFileLineAndKey) {
   std::string text = kSpec;
   text.replace(text.find("budget_tokens: [500, 2000]"), 26, "budget_tokens: [500, lots]");
-  EXPECT_THAT(error_of(text), HasSubstr("spec.yaml:10: paths.context.budget_tokens[1]: expected a positive integer, got \"lots\""));
+  EXPECT_THAT(error_of(text), HasSubstr("spec.yaml:10: paths.context.budget_tokens[1]: expected an integer from 1 to 10000000, got \"lots\""));
   text = kSpec;
   text.replace(text.find("    hops: 0"), 11, "    hopz: 0");
   EXPECT_THAT(error_of(text), HasSubstr("spec.yaml:11: paths.context.hopz: unknown key; known keys here: budget_tokens, hops, k, strategy"));
@@ -107,6 +109,18 @@ TEST(Spec, ErrorsNameTheFileLineAndKey) {
   EXPECT_THAT(error_of("bundles: [\n"), HasSubstr("spec.yaml:2: not valid YAML"));
   EXPECT_THAT(error_of("bundles:\n  - path: does/not/exist\npaths: {context: {}}\n"),
               HasSubstr("spec.yaml:2: bundles[0].path: no such folder /specs/does/not/exist"));
+}
+
+// The message of the UsageError that applying `overrides` to kSpec throws.
+std::string usage_error_of(const std::vector<std::string>& overrides) {
+  try {
+    parse(kSpec, overrides);
+  } catch (const UsageError& e) {
+    return e.what();
+  } catch (const InputError& e) {
+    return std::string("(an InputError: ") + e.what() + ")";
+  }
+  return "(no error)";
 }
 
 TEST(Spec, GradersAndJudge) {
@@ -128,18 +142,200 @@ TEST(Spec, GradersAndJudge) {
   EXPECT_THAT(error_of(std::string(kSpec) + "graders: [judge]\n"), HasSubstr("spec.yaml:17: graders: judge needs a judge:"));
   EXPECT_THAT(error_of(std::string(kSpec) + "judge: {model: gpt-4}\n"),
               HasSubstr("spec.yaml:17: judge.model: unknown model \"gpt-4\"; use sim, openai:MODEL or anthropic:MODEL"));
-  EXPECT_THAT(error_of(std::string(kSpec) + "judge: {votes: 10}\n"), HasSubstr("spec.yaml:17: judge.votes: expected 1 to 9, got 10"));
-  EXPECT_THAT(error_of(std::string(kSpec) + "judge: {votes: 0}\n"), HasSubstr("judge.votes: expected an integer of at least 1"));
+  EXPECT_THAT(error_of(std::string(kSpec) + "judge: {votes: 10}\n"),
+              HasSubstr("spec.yaml:17: judge.votes: expected an integer from 1 to 9, got \"10\""));
+  EXPECT_THAT(error_of(std::string(kSpec) + "judge: {votes: 0}\n"), HasSubstr("judge.votes: expected an integer from 1 to 9, got \"0\""));
   EXPECT_THAT(error_of(std::string(kSpec) + "judge: {model: sim, temperature: 0}\n"), HasSubstr("judge.temperature: unknown key"));
-  EXPECT_THAT(error_of(kSpec, {"judge.votes=many"}), HasSubstr("--set judge.votes=many: judge.votes: expected a positive integer"));
+  EXPECT_EQ(usage_error_of({"judge.votes=many"}), "--set judge.votes=many: judge.votes: expected an integer from 1 to 9, got \"many\"");
 }
 
 TEST(Spec, ErrorsInOverriddenValuesNameTheSetArgument) {
-  EXPECT_THAT(error_of(kSpec, {"paths.context.budget_tokens=-5"}),
-              HasSubstr("--set paths.context.budget_tokens=-5: paths.context.budget_tokens: expected an integer of at least 1"));
+  EXPECT_EQ(usage_error_of({"paths.context.budget_tokens=-5"}),
+            "--set paths.context.budget_tokens=-5: paths.context.budget_tokens: expected an integer from 1 to 10000000, "
+            "got \"-5\"");
   EXPECT_THROW(parse(kSpec, {"no-equals-sign"}), UsageError);
   EXPECT_THROW(parse(kSpec, {"paths..k=3"}), UsageError);
+  EXPECT_THROW(parse(kSpec, {"paths.context.=3"}), UsageError);
   EXPECT_THROW(parse(kSpec, {"bundles.5.path=x"}), UsageError);
+  // A value inside a list element is blamed on the argument, not on line 1 of the file.
+  EXPECT_EQ(usage_error_of({"bundles.0.generate.concepts=[10, x]"}),
+            "--set bundles.0.generate.concepts=[10, x]: bundles[0].generate.concepts[1]: expected an integer from 1 to "
+            "10000000, got \"x\"");
+  EXPECT_EQ(usage_error_of({"bundles.0.generate.seed=-1"}),
+            "--set bundles.0.generate.seed=-1: bundles[0].generate.seed: expected an integer from 0 to "
+            "18446744073709551615, got \"-1\"");
+  // A key the argument added inside an entry is blamed on it too.
+  EXPECT_EQ(usage_error_of({"bundles.0.path=x"}), "--set bundles.0.path=x: bundles[0]: a generate: entry has no other keys");
+  EXPECT_EQ(usage_error_of({"paths.context.kk=1"}),
+            "--set paths.context.kk=1: paths.context.kk: unknown key; known keys here: budget_tokens, hops, k, strategy");
+}
+
+TEST(Spec, SetPathsThatAddressNothingAreUsageErrors) {
+  // Each once ended in "internal error: stoul" (exit 3) or rewrote a value it should not have.
+  EXPECT_EQ(usage_error_of({"bundles.99999999999999999999.path=x"}),
+            "--set bundles.99999999999999999999.path=x: bundles is a list of 1; address an element by its index from 0 "
+            "to 0, not \"99999999999999999999\"");
+  for (const char* argument : {"bundles.1.path=x", "bundles.-1.path=x", "bundles.+0.path=x", "bundles.00.path=x",
+                               "bundles.0x0.path=x", "bundles.first.path=x", "bundles.18446744073709551616=x"}) {
+    EXPECT_THAT(usage_error_of({argument}), HasSubstr(fmt::format("--set {}: bundles is a list of 1; address an element by its "
+                                                                  "index from 0 to 0", argument)));
+  }
+  EXPECT_EQ(usage_error_of({"repeats.x=1"}), "--set repeats.x=1: repeats is a single value, not a mapping; set repeats itself");
+  EXPECT_EQ(usage_error_of({"paths.context.hops.deeper=1"}),
+            "--set paths.context.hops.deeper=1: paths.context.hops is a single value, not a mapping; set "
+            "paths.context.hops itself");
+  EXPECT_EQ(usage_error_of({"paths.agent.tools.0.0.x=1"}),
+            "--set paths.agent.tools.0.0.x=1: paths.agent.tools[0][0] is a single value, not a mapping; set "
+            "paths.agent.tools[0][0] itself");
+  EXPECT_EQ(usage_error_of({"paths.context={k: 1, hops: 0, k: 2}"}),
+            "--set paths.context={k: 1, hops: 0, k: 2}: paths.context.k: duplicate key; YAML keys must be unique, keep one");
+  EXPECT_EQ(usage_error_of({"bundles=[{generate: {concepts: 1, concepts: 2}}]"}),
+            "--set bundles=[{generate: {concepts: 1, concepts: 2}}]: bundles[0].generate.concepts: duplicate key; YAML "
+            "keys must be unique, keep one");
+  // Elements are replaced by index; the last part may be one too.
+  const ExperimentSpec replaced = parse(kSpec, {"bundles.0={generate: {concepts: 7}}", "paths.agent.tools.1=[search]"});
+  ASSERT_EQ(replaced.bundles.size(), 1u);
+  EXPECT_EQ(replaced.bundles[0].name, "gen-7");
+  EXPECT_EQ(replaced.agent->tools[1], (std::vector<std::string>{"search"}));
+}
+
+// One hostile value of one key: what the spec says and what the message must contain.
+struct Hostile {
+  std::string key;    // as --set writes it
+  std::string value;  // YAML text
+  std::string range;  // the allowed range as the message states it
+};
+
+// Every numeric key with values that used to wrap, truncate, become NaN or
+// be read in another base, and the bounds on either side.
+std::vector<Hostile> hostile_values() {
+  struct Key {
+    std::string key;
+    std::string range;
+    bool integer;
+    std::vector<std::string> outside;  // just past each bound
+  };
+  const std::vector<Key> keys = {
+      {"seed", "an integer from 0 to 18446744073709551615", true, {"-1", "18446744073709551616"}},
+      {"repeats", "an integer from 1 to 1000", true, {"0", "1001", "1000000000"}},
+      {"concurrency", "an integer from 1 to 256", true, {"0", "257"}},
+      {"requests_per_minute", "a number from 0 to 1000000", false, {"-1", "1000000.5", "-0.001"}},
+      {"cost_cap_usd", "a number greater than 0 and at most 1000000", false, {"0", "-1", "1000001"}},
+      {"max_questions", "an integer from 0 to 10000000", true, {"-1", "10000001"}},
+      {"bundles.0.generate.concepts", "an integer from 1 to 10000000", true, {"0", "10000001"}},
+      {"bundles.0.generate.seed", "an integer from 0 to 18446744073709551615", true, {"-1"}},
+      {"bundles.0.generate.layers", "an integer from 0 to 8", true, {"-1", "9"}},
+      {"bundles.0.generate.questions", "an integer from 1 to 10000000", true, {"0", "10000001"}},
+      {"paths.context.budget_tokens", "an integer from 1 to 10000000", true, {"0", "10000001", "1e18"}},
+      {"paths.context.k", "an integer from 1 to 1000", true, {"0", "1001"}},
+      {"paths.context.hops", "an integer from 0 to 10", true, {"-1", "11"}},
+      {"paths.agent.max_turns", "an integer from 1 to 1000", true, {"0", "1001"}},
+      {"judge.votes", "an integer from 1 to 9", true, {"0", "10"}},
+  };
+  std::vector<Hostile> out;
+  for (const Key& k : keys) {
+    std::vector<std::string> values = k.outside;
+    for (const char* v : {"2147483648", "4294967297", "9223372036854775808", "18446744073709551617", "-2147483649",
+                          ".nan", ".NaN", ".inf", "-.inf", "nan", "inf", "0x10", "+3", "lots", "\"\""}) {
+      values.push_back(v);
+    }
+    if (k.integer) {
+      for (const char* v : {"5.0", "1e3", "2.5", "010", "0o17", "1_000"}) values.push_back(v);
+    }
+    for (const std::string& v : values) {
+      const bool fits_a_seed = v == "2147483648" || v == "4294967297" || v == "9223372036854775808";
+      if (!(k.key.ends_with("seed") && fits_a_seed)) out.push_back({k.key, v, k.range});
+    }
+  }
+  return out;
+}
+
+TEST(Spec, EveryNumberIsRangeCheckedBeforeItIsConverted) {
+  const std::vector<Hostile> cases = hostile_values();
+  ASSERT_GT(cases.size(), 250u);
+  for (const Hostile& h : cases) {
+    const std::string argument = h.key + "=" + h.value;
+    // The reader names list elements by index: bundles[0].generate.concepts.
+    const std::string key = h.key.starts_with("bundles.0.") ? "bundles[0]." + h.key.substr(10) : h.key;
+    const std::string got = h.value == "\"\"" ? "" : h.value;
+    EXPECT_EQ(usage_error_of({argument}), fmt::format("--set {}: {}: expected {}, got \"{}\"", argument, key, h.range, got));
+  }
+}
+
+TEST(Spec, NumbersInTheFileNameTheirLineAndRange) {
+  // The cases, as a spec file would hold them.
+  const std::string base = "bundles:\n  - generate: {concepts: 10}\npaths:\n  context: {}\n  agent: {}\n";
+  EXPECT_EQ(error_of("repeats: 2147483648\n" + base), "spec.yaml:1: repeats: expected an integer from 1 to 1000, got \"2147483648\"");
+  EXPECT_EQ(error_of("repeats: 4294967297\n" + base), "spec.yaml:1: repeats: expected an integer from 1 to 1000, got \"4294967297\"");
+  EXPECT_EQ(error_of("concurrency: 4294967297\n" + base),
+            "spec.yaml:1: concurrency: expected an integer from 1 to 256, got \"4294967297\"");
+  EXPECT_EQ(error_of("cost_cap_usd: .nan\n" + base),
+            "spec.yaml:1: cost_cap_usd: expected a number greater than 0 and at most 1000000, got \".nan\"");
+  EXPECT_EQ(error_of("requests_per_minute: .inf\n" + base),
+            "spec.yaml:1: requests_per_minute: expected a number from 0 to 1000000, got \".inf\"");
+  const std::string lists = "bundles:\n  - generate: {concepts: 10}\npaths:\n  context:\n    k: [5, 2147483648]\n"
+                            "    hops: 2147483648\n  agent: {max_turns: 2147483648}\n";
+  EXPECT_EQ(error_of(lists), "spec.yaml:5: paths.context.k[1]: expected an integer from 1 to 1000, got \"2147483648\"");
+  EXPECT_EQ(error_of("bundles:\n  - generate: {concepts: 10}\npaths: {context: {budget_tokens: 1e18}}\n"),
+            "spec.yaml:3: paths.context.budget_tokens: expected an integer from 1 to 10000000, got \"1e18\"");
+  EXPECT_EQ(error_of("bundles:\n  - generate: {concepts: 10}\npaths: {agent: {max_turns: 2147483648}}\n"),
+            "spec.yaml:3: paths.agent.max_turns: expected an integer from 1 to 1000, got \"2147483648\"");
+  EXPECT_EQ(error_of("bundles:\n  - generate: {concepts: 10}\npaths: {context: {hops: [1, 2147483648]}}\n"),
+            "spec.yaml:3: paths.context.hops[1]: expected an integer from 0 to 10, got \"2147483648\"");
+  EXPECT_EQ(error_of("repeats: [2]\n" + base), "spec.yaml:1: repeats: expected an integer from 1 to 1000, got a list");
+  EXPECT_EQ(error_of("repeats: ~\n" + base), "spec.yaml:1: repeats: expected an integer from 1 to 1000, got nothing");
+  // In range and in plain decimal, numbers read as written (and quoted ones too).
+  const ExperimentSpec spec = parse("seed: 18446744073709551615\nrepeats: \"1000\"\nconcurrency: 256\n"
+                                    "requests_per_minute: 1e3\ncost_cap_usd: 0.01\n" + base);
+  EXPECT_EQ(spec.seed, 18446744073709551615u);
+  EXPECT_EQ(spec.repeats, 1000);
+  EXPECT_EQ(spec.concurrency, 256u);
+  EXPECT_DOUBLE_EQ(spec.requests_per_minute, 1000.0);
+  EXPECT_DOUBLE_EQ(*spec.cost_cap_usd, 0.01);
+}
+
+TEST(Spec, APlanTooLargeForOneRunIsRefusedBeforeAnythingIsAllocated) {
+  // 1,001 budgets x 1,000 k values: 1,001,000 trials for every question.
+  std::string budgets = "[";
+  for (int i = 1; i <= 1001; ++i) budgets += fmt::format("{}{}", i > 1 ? "," : "", i);
+  std::string ks = "[";
+  for (int i = 1; i <= 1000; ++i) ks += fmt::format("{}{}", i > 1 ? "," : "", i);
+  const std::string text = "bundles:\n  - generate: {concepts: 10}\npaths:\n  context:\n    budget_tokens: " + budgets +
+                           "]\n    k: " + ks + "]\n";
+  EXPECT_EQ(error_of(text),
+            "spec.yaml:4: paths: the lists under paths:, models: and cache_models: with repeats: 1 make more than "
+            "1000000 trials for each question, and a run holds at most 1000000 trials; shorten the lists or split the "
+            "sweep into several specs");
+  // 1,000 repeats of 1,000 configurations still fit one question's worth.
+  EXPECT_NO_THROW(parse("repeats: 1000\nbundles:\n  - generate: {concepts: 10}\npaths:\n  context:\n    k: " + ks + "]\n"));
+  // Repeats multiply the models and cache models too.
+  EXPECT_THAT(error_of("repeats: 1000\ncache_models: [none, openai]\nbundles:\n  - generate: {concepts: 10}\npaths:\n"
+                       "  context:\n    k: " + ks + "]\n"),
+              HasSubstr("paths: the lists under paths:, models: and cache_models: with repeats: 1000 make more than"));
+}
+
+TEST(Spec, RepeatedKeysAreErrorsNamingBothLines) {
+  // yaml-cpp keeps both pairs and the reader would have used the first.
+  EXPECT_EQ(error_of("repeats: 2\nrepeats: 3\nbundles:\n  - generate: {concepts: 10}\npaths: {context: {}}\n"),
+            "spec.yaml:2: repeats: duplicate key (first at line 1); YAML keys must be unique, keep one");
+  EXPECT_EQ(error_of("bundles:\n  - generate: {concepts: 10, seed: 1, concepts: 20}\npaths: {context: {}}\n"),
+            "spec.yaml:2: bundles[0].generate.concepts: duplicate key (first at line 2); YAML keys must be unique, keep one");
+  EXPECT_EQ(error_of("bundles:\n  - generate: {concepts: 10}\npaths:\n  context:\n    k: 1\n  agent: {}\n  context:\n"
+                     "    k: 2\n"),
+            "spec.yaml:7: paths.context: duplicate key (first at line 4); YAML keys must be unique, keep one");
+  // Every repeat is listed, in file order.
+  EXPECT_EQ(error_of("seed: 1\nseed: 2\nname: a\nname: b\nbundles: []\n"),
+            "spec.yaml:2: seed: duplicate key (first at line 1); YAML keys must be unique, keep one\n"
+            "spec.yaml:4: name: duplicate key (first at line 3); YAML keys must be unique, keep one");
+  // An anchor used twice is not a repeat.
+  EXPECT_NO_THROW(parse("bundles:\n  - generate: &g {concepts: 10}\n  - generate: {concepts: 20}\n"
+                        "paths: {context: {}}\nmodels: &m [sim]\ncache_models: [none]\n"));
+}
+
+TEST(Spec, NonScalarKeysAreErrorsNotCrashes) {
+  EXPECT_EQ(error_of("? [a, b]\n: 1\nbundles: []\n"), "spec.yaml:1: spec: a key must be a plain name");
+  EXPECT_EQ(error_of("bundles:\n  - generate: {concepts: 10}\npaths: {context: {? {a: 1}: 2}}\n"),
+            "spec.yaml:3: paths.context: a key must be a plain name");
 }
 
 TEST(Spec, PathBundlesResolveAgainstTheSpecFolderAndExpandVariables) {

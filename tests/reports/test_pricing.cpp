@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "retrieval/error.hpp"
 #include "tests/support/test_support.hpp"
 
@@ -126,6 +128,23 @@ TEST(Pricing, BadTableNamesFileLineAndField) {
   test::write_file(dir / "q.yaml", std::string(kTable) + "  x: nope\n");
   EXPECT_THROW(PricingTable::load(dir / "q.yaml"), InputError);
   EXPECT_THROW(PricingTable::load(dir / "missing.yaml"), InputError);
+}
+
+TEST(Pricing, PricesAreFiniteAndNotNegative) {
+  // yaml-cpp reads .nan and .inf as numbers: a NaN price made every cost NaN and a cap never fire.
+  auto dir = test::fresh_dir("pricing_range");
+  for (const char* value : {".nan", ".inf", "-.inf", "-0.5", "1e999", "0x10", "1000001", "cheap"}) {
+    test::write_file(dir / "p.yaml", fmt::format("models:\n  - model: x\n    input: 1\n    cached_input: 0.5\n"
+                                                 "    cache_write: 1\n    output: {}\n    source: s\n    as_of: d\n",
+                                                 value));
+    try {
+      PricingTable::load(dir / "p.yaml");
+      ADD_FAILURE() << value;
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), fmt::format("{}:6: price 'output' of 'x': expected a number from 0 to 1000000, "
+                                                   "got \"{}\"", (dir / "p.yaml").string(), value));
+    }
+  }
 }
 
 TEST(Pricing, ShippedTableLoadsAndHasDatedSourcedRows) {

@@ -47,7 +47,7 @@ fs::path corpus() { return okfbench::test::source_dir() / "tests/data/malformed"
 TEST(BundleMalformed, EveryCaseGivesItsDiagnostic) {
   Bundle bundle = Bundle::load(corpus());
   std::vector<Expected> cases = read_expected(corpus() / "expected.tsv");
-  ASSERT_EQ(cases.size(), 16u);
+  ASSERT_EQ(cases.size(), 18u);
   ASSERT_EQ(bundle.diagnostics().size(), cases.size());
   for (const Expected& expected : cases) {
     auto found = std::find_if(bundle.diagnostics().begin(), bundle.diagnostics().end(), [&](const Diagnostic& d) {
@@ -80,6 +80,36 @@ TEST(BundleMalformed, ErrorsSkipTheFileWarningsKeepIt) {
   EXPECT_EQ(bundle.find("verified-no-actor")->trust, TrustTier::unverified);
 }
 
+TEST(BundleMalformed, RepeatedKeysAreReportedWhereverTheyAre) {
+  fs::path root = okfbench::test::fresh_dir("repeated-keys");
+  // An unknown key, a key inside a list entry, and one repeated twice: each
+  // repetition is one diagnostic at its own line, naming the first.
+  okfbench::test::write_file(root / "extra.md", "---\ntype: X\nowner: a\nowner: b\n---\n");
+  okfbench::test::write_file(root / "entry.md",
+                             "---\ntype: X\nverified:\n  - by: human:a\n    by: human:b\n---\n");
+  okfbench::test::write_file(root / "thrice.md", "---\ntype: X\ntags: [a]\ntags: [b]\ntags: [c]\n---\n");
+  okfbench::test::write_file(root / "aliases.md", "---\ntype: X\nbase: &b {k: 1}\nuse: *b\nagain: *b\n---\n");
+  Bundle repo = Bundle::load(root, {.profile = Profile::repo});
+  auto messages = [&](const std::string& path) {
+    std::vector<std::string> out;
+    for (const Diagnostic& d : repo.diagnostics()) {
+      if (d.path == path) out.push_back(fmt::format("{}: {}", d.line, d.message.substr(0, d.message.find(':'))));
+    }
+    return out;
+  };
+  EXPECT_THAT(messages("extra.md"), ::testing::ElementsAre("4: duplicate key `owner` (first at line 3)"));
+  EXPECT_THAT(messages("entry.md"), ::testing::ElementsAre("5: duplicate key `verified[0].by` (first at line 4)"));
+  EXPECT_THAT(messages("thrice.md"), ::testing::ElementsAre("4: duplicate key `tags` (first at line 3)",
+                                                            "5: duplicate key `tags` (first at line 3)"));
+  EXPECT_THAT(messages("aliases.md"), ::testing::IsEmpty());  // one node met three times is not a repeat
+  EXPECT_EQ(repo.find("extra")->extra.at("owner"), "a");
+  EXPECT_EQ(repo.find("thrice")->tags, (std::vector<std::string>{"a"}));
+  EXPECT_EQ(repo.find("entry")->verified.at(0).by, "human:a");
+  Bundle okf = Bundle::load(root);
+  EXPECT_EQ(okf.find("extra"), nullptr);
+  EXPECT_NE(okf.find("aliases"), nullptr);
+}
+
 TEST(BundleMalformed, OversizedFileIsSkipped) {
   fs::path root = okfbench::test::fresh_dir("oversized");
   okfbench::test::write_file(root / "big.md", "---\ntype: X\n---\n\n" + std::string(2000, 'x') + "\n");
@@ -102,6 +132,11 @@ TEST(BundleMalformed, RepoProfileKeepsWhatOkfSkips) {
   EXPECT_EQ(bundle.find("missing-type")->type, "Document");
   EXPECT_EQ(bundle.find("invalid-utf8"), nullptr);
   EXPECT_EQ(bundle.find("empty"), nullptr);
+  // A repeated key is a warning here, and its first value counts, at any depth.
+  ASSERT_NE(bundle.find("duplicate-key"), nullptr);
+  EXPECT_EQ(bundle.find("duplicate-key")->title, "First title");
+  ASSERT_NE(bundle.find("duplicate-nested-key"), nullptr);
+  EXPECT_EQ(bundle.find("duplicate-nested-key")->generated_by, "process:first");
   for (const Diagnostic& diagnostic : bundle.diagnostics()) {
     if (diagnostic.path != "invalid-utf8.md") {
       EXPECT_EQ(diagnostic.severity, Severity::warning) << diagnostic.path;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <random>
 
@@ -241,6 +242,22 @@ TEST(Context, PropertyBudgetTopHitAndTruncation) {
     }
   }
   EXPECT_GT(packs, 1500);
+}
+
+TEST(Context, WeaverConfidenceThatIsNotAFiniteNumberCountsAsOne) {
+  // strtod read "nan" (a NaN score that no sort can order) and hex; the checked parser refuses both.
+  fs::path root = fresh_dir("context-weaver-confidence");
+  write_file(root / "a.md", concept_file("Alpha", "x", "Unrelated text.", "confidence: nan\n"));
+  write_file(root / "b.md", concept_file("Beta", "x", "Unrelated text.", "confidence: .inf\n"));
+  write_file(root / "c.md", concept_file("Gamma", "x", "Unrelated text.", "confidence: 0x1p-2\n"));
+  write_file(root / "d.md", concept_file("Delta", "x", "Unrelated text.", "confidence: 0.5\n"));
+  Fixture f(root);
+  ContextOptions options = options_with(2000, 0);
+  options.strategy = PackStrategy::weaver;
+  ContextPack pack = pack_context(f.bundle, f.index, "margin", options);
+  std::map<std::string, double> scores;
+  for (const auto& c : pack.concepts) scores[c.id] = c.score;
+  EXPECT_EQ(scores, (std::map<std::string, double>{{"a", 1.0}, {"b", 1.0}, {"c", 1.0}, {"d", 0.5}}));
 }
 
 TEST(Context, WeaverReproducesSelectKnowledge) {
