@@ -37,9 +37,9 @@ TEST(CmdBundle, ValidateJsonAndNonConformantExitCode) {
   nlohmann::json report = nlohmann::json::parse(result.out);
   EXPECT_EQ(report["conformant"], false);
   EXPECT_EQ(report["concepts"], 7);
-  EXPECT_EQ(report["errors"], 9);
+  EXPECT_EQ(report["errors"], 11);  // with the two repeated-key cases
   EXPECT_EQ(report["warnings"], 7);
-  ASSERT_EQ(report["diagnostics"].size(), 16u);
+  ASSERT_EQ(report["diagnostics"].size(), 18u);
   EXPECT_EQ(report["diagnostics"][0]["path"], "bom.md");
   EXPECT_EQ(report["broken_links"][0]["href"], "../../etc/passwd.md");
   // The repo profile accepts plain markdown, so only invalid UTF-8 remains an error.
