@@ -138,6 +138,17 @@ TEST(Runner, RunsEveryTrialStoresItAndResumesWithoutRepeating) {
   } catch (const InputError& e) {
     EXPECT_THAT(e.what(), HasSubstr("holds a run of another spec"));
   }
+
+  // A folder written with an older record schema is not resumed (its trial keys would all differ).
+  reports::RunManifest old = stored.manifest;
+  old.schema_version = 1;
+  test::write_file(dir / "out" / "manifest.json", reports::manifest_to_json_text(old));
+  try {
+    run_experiment(spec, quiet(dir / "out"));
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("holds a run written with record schema 1 (this okfbench writes 2)"));
+  }
 }
 
 TEST(Runner, SameSpecGivesTheSameRecords) {

@@ -44,6 +44,40 @@ TEST(Writers, JsonHasUnknownsAsNullAndIsGolden) {
   EXPECT_EQ(j["manifest"]["git_sha"], "0123456789abcdef");
 }
 
+TEST(Writers, RepeatsListFlakyQuestions) {
+  // q1 is correct in two repeats of three, q2 in all three, q3 in none.
+  std::vector<TrialRecord> records;
+  const double scores[3][3] = {{1.0, 0.5, 1.0}, {1.0, 1.0, 1.0}, {0.0, 0.5, 0.0}};
+  for (int q = 0; q < 3; ++q) {
+    for (int repeat = 0; repeat < 3; ++repeat) {
+      TrialRecord r = fixtures::with_grades(fixtures::context_trial("q" + std::to_string(q + 1), 2000, 1, 1),
+                                            scores[q][repeat], true);
+      r.config.repeat = repeat;
+      records.push_back(r);
+    }
+  }
+  Summary s = summarize(records, fixtures::pricing());
+  const std::string md = markdown_report(fixtures::manifest(), s, records);
+  EXPECT_NE(md.find("| demo | context budget=2000 k=5 hops=1 model=sim cache=openai | 3 | 3 | 1 | 1 | 1 |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| demo | context budget=2000 k=5 hops=1 model=sim cache=openai | q1 | 2/3 (66.7%) | 0.289 | "
+                    "1.00, 0.50, 1.00 |"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("| q2 |"), std::string::npos);  // always correct: not flaky
+  EXPECT_EQ(md.find("| q3 |"), std::string::npos);  // never correct: not flaky
+  auto j = nlohmann::json::parse(json_report(fixtures::manifest(), s));
+  EXPECT_EQ(j["rows"][0]["repeats"], 3);
+  EXPECT_EQ(j["rows"][0]["pass_rates"][0]["flaky"], true);
+  EXPECT_EQ(j["rows"][0]["pass_rates"][2]["correct"], 0);
+  // Without repeats there is no such section.
+  EXPECT_EQ(markdown_report(fixtures::manifest(), summarize(fixtures::small_run(), fixtures::pricing()),
+                            fixtures::small_run())
+                .find("Pass rate across repeats"),
+            std::string::npos);
+}
+
 TEST(Writers, JunitForRunFailsConfigurationsWithFailedTrials) {
   Built b;
   std::string xml = junit_for_run(b.summary, b.records);
