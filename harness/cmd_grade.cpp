@@ -142,12 +142,14 @@ reports::GradeInput input_of(const AnswerLine& line, const retrieval::Bundle* bu
 
 // ---- output ----
 
-std::string cell(std::string text) {
-  for (std::size_t at = 0; (at = text.find_first_of("|\n\r", at)) != std::string::npos;) {
-    text.replace(at, 1, text[at] == '|' ? "\\|" : " ");
-    at += 2;
+// A Markdown table cell: "|" escaped, line breaks as spaces.
+std::string cell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else out += (c == '\n' || c == '\r') ? ' ' : c;
   }
-  return text;
+  return out;
 }
 
 std::string score_text(const reports::Grade& g) { return g.score ? fmt::format("{:.3f}", *g.score) : "n/a"; }

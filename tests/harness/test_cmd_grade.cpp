@@ -57,6 +57,19 @@ TEST(GradeCommand, DefaultGradersWithoutABundle) {
   EXPECT_TRUE(j["summary"]["judge"].is_null());
 }
 
+TEST(GradeCommand, MarkdownCellsEscapePipesAndLineBreaks) {
+  const fs::path dir = test::fresh_dir("grade_cells");
+  test::write_file(dir / "q.yaml", "questions:\n  - id: \"a|b\"\n    text: t\n    answer_facts: [\"x | y\", \"two\\nlines\"]\n");
+  test::write_file(dir / "a.jsonl", "{\"question_id\": \"a|b\", \"answer\": \"nothing\"}\n");
+  test::CommandResult r = grade(fmt::format("--questions {} --answers {} --grader facts", (dir / "q.yaml").string(),
+                                            (dir / "a.jsonl").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("| 1 | a\\|b | facts | graded | 0.000 | no | 0 of 2 fact(s) stated; missing: \"x \\| y\", "
+                       "\"two lines\" |\n"),
+            std::string::npos)
+      << r.out;
+}
+
 struct BadCase {
   const char* lines;
   const char* message;
