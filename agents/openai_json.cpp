@@ -110,6 +110,9 @@ Usage usage_from(const json& doc) {
   auto details = it->find("prompt_tokens_details");
   if (details != it->end() && details->is_object())
     usage.cached_input_tokens = json_util::optional_count(*details, "cached_tokens", "OpenAI prompt_tokens_details");
+  if (usage.input_tokens && usage.cached_input_tokens && *usage.cached_input_tokens > *usage.input_tokens)
+    throw InputError(fmt::format("OpenAI response usage: cached_tokens ({}) exceeds prompt_tokens ({}), which include them",
+                                 *usage.cached_input_tokens, *usage.input_tokens));
   return usage;
 }
 

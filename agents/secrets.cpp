@@ -94,15 +94,32 @@ std::vector<std::string> known_secrets() {
   return secrets;
 }
 
+// One pass over the text, so a marker already written is never searched
+// again: at each step the earliest (then longest) form found is replaced.
 std::string redact(std::string text, const std::vector<std::string>& secrets) {
+  std::vector<std::string> forms;
   for (const std::string& secret : secrets) {
     if (secret.size() < kMinSecretLength) continue;
-    for (const std::string& form : {secret, json_escaped(secret)}) {
-      for (std::size_t at = text.find(form); at != std::string::npos; at = text.find(form, at + kRedacted.size()))
-        text.replace(at, form.size(), kRedacted);
-    }
+    forms.push_back(secret);
+    if (std::string escaped = json_escaped(secret); escaped != secret) forms.push_back(escaped);
   }
-  return text;
+  if (forms.empty()) return text;
+  std::string out;
+  std::size_t done = 0;
+  while (true) {
+    std::size_t at = std::string::npos, length = 0;
+    for (const std::string& form : forms) {
+      std::size_t found = text.find(form, done);
+      if (found < at || (found == at && found != std::string::npos && form.size() > length)) {
+        at = found;
+        length = form.size();
+      }
+    }
+    if (at == std::string::npos) break;
+    out.append(text, done, at - done).append(kRedacted);
+    done = at + length;
+  }
+  return out.append(text, done);
 }
 
 std::string redact(std::string text) { return redact(std::move(text), known_secrets()); }

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "agents/hash.hpp"
+#include "retrieval/json_text.hpp"
 
 namespace okfbench::agents {
 namespace {
@@ -233,7 +234,7 @@ class Reply {
   explicit Reply(int turn) : turn_(turn) {}
   void call(const std::string& name, const json& args) {
     message_.tool_calls.push_back(
-        ToolCall{fmt::format("sim_{}_{}", turn_, message_.tool_calls.size() + 1), name, args.dump()});
+        ToolCall{fmt::format("sim_{}_{}", turn_, message_.tool_calls.size() + 1), name, json_text(args)});
   }
   bool empty() const { return message_.tool_calls.empty(); }
   Message take() { return std::move(message_); }

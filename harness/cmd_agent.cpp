@@ -14,6 +14,7 @@
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
 #include "retrieval/error.hpp"
+#include "retrieval/json_text.hpp"
 #include "retrieval/tokens.hpp"
 
 namespace okfbench::cli {
@@ -58,9 +59,9 @@ std::string show_arguments(const std::string& arguments) {
   json args = json::parse(arguments, nullptr, false);
   if (!args.is_object()) return arguments.substr(0, 80);
   auto field = [](const std::string& key, const json& value) {
-    std::string text = value.dump();
+    std::string text = json_text(value);
     if (text.size() > 60) text = text.substr(0, 56) + "...\"";
-    return json(key).dump() + ": " + text;
+    return json_text(json(key)) + ": " + text;
   };
   std::string all;
   for (auto it = args.begin(); it != args.end(); ++it) all += (all.empty() ? "" : ", ") + field(it.key(), it.value());
@@ -100,7 +101,7 @@ std::string describe(const agents::ToolCallRecord& call, const std::string& resu
     return fmt::format("/{}: {} subdir(s), {} concept(s)", r.value("layer", ""), r["subdirs"].size(), r["concepts"].size());
   if (n == "history" && r.is_array()) return fmt::format("{} entr{}", r.size(), r.size() == 1 ? "y" : "ies");
   if (n == "remember" && r.is_object())
-    return fmt::format("saved {}, linked to {}", r.value("saved", ""), r["links"].dump());
+    return fmt::format("saved {}, linked to {}", r.value("saved", ""), json_text(r["links"]));
   return fmt::format("{} byte(s)", result.size());
 }
 
@@ -161,7 +162,7 @@ int run_agent_command(const AgentArgs& a) {
     out["tools"] = json::array();
     for (const agents::ToolSpec& s : run.tools) out["tools"].push_back(s.name);
     out["opened"] = agents::opened_concepts(run, bundle);
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", json_text(out, 2).c_str());
   } else {
     std::printf("  %s\n\n", agents::summary_line(run).c_str());
     if (run.stop == agents::AgentStop::answered) std::printf("A: %s\n", run.answer.c_str());

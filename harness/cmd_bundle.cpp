@@ -20,6 +20,7 @@
 #include "harness/number_option.hpp"
 #include "retrieval/bundle.hpp"
 #include "retrieval/error.hpp"
+#include "retrieval/json_text.hpp"
 #include "retrieval/utf8.hpp"
 
 namespace okfbench::cli {
@@ -56,7 +57,7 @@ Bundle load(const BundleArgs& args) {
   return Bundle::load(args.bundle, options);
 }
 
-void print(const ordered_json& json) { std::printf("%s\n", json.dump(2).c_str()); }
+void print(const ordered_json& json) { std::printf("%s\n", json_text(json, 2).c_str()); }
 
 std::string joined_counts(const std::map<std::string, std::size_t>& counts) {
   std::string out;

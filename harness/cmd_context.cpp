@@ -12,6 +12,7 @@
 #include "harness/number_option.hpp"
 #include "retrieval/context.hpp"
 #include "retrieval/error.hpp"
+#include "retrieval/json_text.hpp"
 #include "retrieval/tokens.hpp"
 
 namespace okfbench::retrieval {
@@ -83,7 +84,7 @@ int run_context(ContextArgs args) {
   args.options.citations = args.no_citations ? retrieval::Citations::omit : retrieval::Citations::include;
   const retrieval::ContextPack pack = retrieval::pack_context(bundle, index, args.query, args.options);
   if (args.json) {
-    std::printf("%s\n", nlohmann::json(pack).dump(2).c_str());
+    std::printf("%s\n", json_text(nlohmann::json(pack), 2).c_str());
     return 0;
   }
   if (!pack.text.empty()) std::printf("%s\n\n", pack.text.c_str());

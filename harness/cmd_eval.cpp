@@ -22,6 +22,7 @@
 #include "reports/measures.hpp"
 #include "reports/trec.hpp"
 #include "retrieval/error.hpp"
+#include "retrieval/json_text.hpp"
 
 namespace okfbench::cli {
 namespace {
@@ -132,7 +133,7 @@ void print_json(const EvalRun& r, bool per_query) {
       }
     }
   }
-  std::printf("%s\n", out.dump(2).c_str());
+  std::printf("%s\n", json_text(out, 2).c_str());
 }
 
 int run_eval(const EvalArgs& args) {

@@ -11,6 +11,7 @@
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
 #include "harness/search_flags.hpp"
+#include "retrieval/json_text.hpp"
 #include "retrieval/search.hpp"
 
 namespace okfbench::cli {
@@ -70,7 +71,7 @@ int run_search(const SearchArgs& args) {
   if (hybrid) out["hybrid"] = {{"embedding_model", hybrid->model()}, {"rrf_k", args.flags.hybrid.rrf_k}};
   out["hits"] = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < hits.size(); ++i) out["hits"].push_back(hit_json(hits[i], i + 1));
-  std::printf("%s\n", out.dump(2).c_str());
+  std::printf("%s\n", json_text(out, 2).c_str());
   return 0;
 }
 

@@ -12,6 +12,7 @@
 
 #include "harness/commands.hpp"
 #include "retrieval/error.hpp"
+#include "retrieval/json_text.hpp"
 #include "retrieval/tokens.hpp"
 
 namespace okfbench::cli {
@@ -46,7 +47,7 @@ int run_tokens(const TokensArgs& args) {
   if (args.json) {
     nlohmann::json out = {{"encoding", counter->name()}, {"bytes", text.size()}, {"tokens", count}};
     if (args.ids) out["ids"] = ids;
-    std::printf("%s\n", out.dump().c_str());
+    std::printf("%s\n", json_text(out).c_str());
   } else if (args.ids) {
     std::printf("%s\n", fmt::format("{}", fmt::join(ids, " ")).c_str());
   } else {

@@ -33,6 +33,7 @@
 #include "reports/summary.hpp"
 #include "retrieval/context.hpp"
 #include "retrieval/error.hpp"
+#include "retrieval/saturate.hpp"
 #include "retrieval/search.hpp"
 #include "retrieval/tokens.hpp"
 
@@ -378,6 +379,18 @@ class PacedModel : public agents::ChatModel {
   double ms_ = 0;
 };
 
+std::unique_ptr<agents::ChatModel> provider_model(const std::string& model) {
+  const auto colon = model.find(':');
+  const std::string provider = model.substr(0, colon);
+  agents::Endpoint endpoint;
+  endpoint.model = model.substr(colon + 1);
+  if (provider == "openai") return std::make_unique<agents::OpenAIModel>(agents::resolve_endpoint(agents::Provider::openai, endpoint));
+  if (provider == "anthropic") {
+    return std::make_unique<agents::AnthropicModel>(agents::resolve_endpoint(agents::Provider::anthropic, endpoint));
+  }
+  throw UsageError(fmt::format("model \"{}\" is not supported by okfbench run; use sim, openai:MODEL or anthropic:MODEL", model));
+}
+
 std::unique_ptr<agents::ChatModel> make_trial_model(const reports::PathConfig& c, std::uint64_t seed,
                                                     const retrieval::TokenCounter& counter) {
   if (c.model == "sim") {
@@ -386,15 +399,15 @@ std::unique_ptr<agents::ChatModel> make_trial_model(const reports::PathConfig& c
     options.cache = agents::parse_cache_kind(c.cache_model);
     return std::make_unique<agents::SimModel>(options, counter);
   }
-  const auto colon = c.model.find(':');
-  const std::string provider = c.model.substr(0, colon);
-  agents::Endpoint endpoint;
-  endpoint.model = c.model.substr(colon + 1);
-  if (provider == "openai") return std::make_unique<agents::OpenAIModel>(agents::resolve_endpoint(agents::Provider::openai, endpoint));
-  if (provider == "anthropic") {
-    return std::make_unique<agents::AnthropicModel>(agents::resolve_endpoint(agents::Provider::anthropic, endpoint));
-  }
-  throw UsageError(fmt::format("model \"{}\" is not supported by okfbench run; use sim, openai:MODEL or anthropic:MODEL", c.model));
+  return provider_model(c.model);
+}
+
+// Resolves each provider model once before anything runs, so an unusable key
+// or URL (a missing key, a line break in it) stops the run with its own exit
+// code instead of failing every trial.
+void check_models(const ExperimentSpec& spec) {
+  for (const auto& model : spec.models)
+    if (model != "sim") provider_model(model);
 }
 
 // The tools of one agent trial: BundleTools with remember() answered by an
@@ -713,7 +726,7 @@ void record_finished(RunState& s, const reports::TrialRecord& r) {
   } else {
     ++s.unpriced;
   }
-  for (const auto& turn : r.turns) s.tokens += turn.input_tokens.value_or(0);
+  for (const auto& turn : r.turns) s.tokens = saturating_add(s.tokens, turn.input_tokens.value_or(0));
   if (s.spec.cost_cap_usd && s.spent >= *s.spec.cost_cap_usd) s.stop = true;
   s.progress.update(s.done, s.tokens);
 }
@@ -756,6 +769,7 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
   const auto start = Clock::now();
   RunResult result;
   result.out_dir = options.out_dir.empty() ? default_out_dir() : options.out_dir;
+  if (options.mode == Mode::run) check_models(spec);
   std::vector<LoadedBundle> bundles;
   for (const auto& source : spec.bundles) bundles.push_back(load_bundle(spec, source));
   const std::vector<PlannedTrial> trials = plan_trials(spec, bundles, options.shard);

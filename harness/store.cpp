@@ -8,8 +8,10 @@
 #include <sstream>
 #include <utility>
 
+#include "agents/secrets.hpp"
 #include "reports/report_files.hpp"
 #include "retrieval/error.hpp"
+#include "retrieval/saturate.hpp"
 
 namespace okfbench::harness {
 namespace {
@@ -75,7 +77,7 @@ std::optional<std::int64_t> total_input(const reports::TrialRecord& r) {
   std::int64_t sum = 0;
   for (const auto& turn : r.turns) {
     if (!turn.input_tokens) return std::nullopt;
-    sum += *turn.input_tokens;
+    sum = saturating_add(sum, *turn.input_tokens);
   }
   return sum;
 }
@@ -124,7 +126,9 @@ void ResultStore::sync_jsonl() {
 }
 
 bool ResultStore::add(const reports::TrialRecord& record) {
-  const std::string line = reports::to_jsonl_line(record);
+  // A second line of defence: any key that reached the record (an error body
+  // that echoes it) is replaced before the record reaches a file.
+  const std::string line = agents::redact_json(reports::to_jsonl_line(record));
   std::lock_guard lock(*mutex_);
   Statement insert(db_,
                    "INSERT INTO trials(trial_key, bundle, question_id, label, input_tokens, evidence_recall, error, record) "
@@ -135,7 +139,7 @@ bool ResultStore::add(const reports::TrialRecord& record) {
   insert.bind(4, record.config.label());
   insert.bind(5, total_input(record));
   insert.bind(6, record.evidence_recall);
-  insert.bind(7, record.error);
+  insert.bind(7, agents::redact(record.error));
   insert.bind(8, line);
   if (insert.step() == SQLITE_CONSTRAINT) return false;
   std::FILE* file = std::fopen((dir_ / "results.jsonl").c_str(), "ab");

@@ -14,6 +14,7 @@
 //   trials(seq INTEGER PRIMARY KEY, trial_key TEXT UNIQUE NOT NULL, bundle TEXT,
 //          question_id TEXT, label TEXT, input_tokens INTEGER, evidence_recall REAL,
 //          error TEXT, record TEXT NOT NULL)   -- record: the JSONL line
+// Every known API key (agents/secrets.hpp) is redacted from what add() writes.
 // Thread-safe: add() may be called from every worker.
 #include <cstddef>
 #include <filesystem>

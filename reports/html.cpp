@@ -9,6 +9,7 @@
 #include "reports/format.hpp"
 #include "reports/web_assets.hpp"
 #include "reports/writers.hpp"
+#include "retrieval/json_text.hpp"
 
 namespace okfbench::reports {
 
@@ -283,7 +284,7 @@ std::string html_report(const RunManifest& manifest, const Summary& summary, con
   out += "<h2>Headline</h2>\n" + headline_table(summary);
   if (failed > 0) out += fmt::format("<p>{} trial(s) failed; see report.md for their errors.</p>\n", failed);
   out += body;
-  out += "<script type=\"application/json\" id=\"okfbench-specs\">" + json_script_safe(specs.dump()) + "</script>\n";
+  out += "<script type=\"application/json\" id=\"okfbench-specs\">" + json_script_safe(json_text(specs)) + "</script>\n";
   out += fmt::format("<script>{}</script>\n</body>\n</html>\n", kRender);
   return out;
 }

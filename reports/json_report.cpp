@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/writers.hpp"
+#include "retrieval/json_text.hpp"
 
 namespace okfbench::reports {
 
@@ -108,7 +109,7 @@ std::string json_report(const RunManifest& manifest, const Summary& summary) {
            {"pricing_note", summary.priced_as_note},
            {"judge_note", summary.judge_note},
            {"rows", rows}};
-  return out.dump(2) + "\n";
+  return json_text(out, 2) + "\n";
 }
 
 }  // namespace okfbench::reports

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "retrieval/error.hpp"
+#include "retrieval/json_text.hpp"
 
 namespace okfbench::reports {
 
@@ -335,7 +336,7 @@ void from_json(const json& j, RunManifest& v) {
   read(j, "seeds", v.seeds);
 }
 
-std::string to_jsonl_line(const TrialRecord& record) { return json(record).dump(); }
+std::string to_jsonl_line(const TrialRecord& record) { return json_text(json(record)); }
 
 namespace {
 
@@ -364,7 +365,7 @@ TrialRecord trial_from_json_text(std::string_view text, std::string_view where) 
   return parse_as<TrialRecord>(text, where);
 }
 
-std::string manifest_to_json_text(const RunManifest& manifest) { return json(manifest).dump(2) + "\n"; }
+std::string manifest_to_json_text(const RunManifest& manifest) { return json_text(json(manifest), 2) + "\n"; }
 
 RunManifest manifest_from_json_text(std::string_view text, std::string_view where) {
   return parse_as<RunManifest>(text, where);

@@ -4,7 +4,9 @@
 #include <fmt/ranges.h>
 
 #include <array>
-#include <fstream>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 
 #include "reports/html.hpp"
 #include "reports/summary.hpp"
@@ -37,6 +39,15 @@ void write_one(ReportFormat format, const RunManifest& manifest, const std::vect
   }
 }
 
+// Whatever fails, the temporary file goes: a failed write leaves the old file
+// (or none), never a stray .tmp beside it.
+[[noreturn]] void fail_write(const std::filesystem::path& path, const std::filesystem::path& temp,
+                             const std::string& why) {
+  std::error_code ignored;
+  std::filesystem::remove(temp, ignored);
+  throw InputError(fmt::format("{}: cannot write: {}", path.string(), why));
+}
+
 }  // namespace
 
 std::span<const ReportFormat> all_report_formats() { return kAllFormats; }
@@ -62,14 +73,18 @@ std::vector<ReportFormat> parse_report_formats(std::string_view list) {
 void write_text_atomically(const std::filesystem::path& path, std::string_view text) {
   auto temp = path;
   temp += ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    if (!out.flush()) throw InputError(fmt::format("{}: cannot write; check the folder exists and is writable", temp.string()));
+  std::FILE* out = std::fopen(temp.c_str(), "wb");
+  if (!out) fail_write(path, temp, fmt::format("{} (check that the folder exists and is writable)", std::strerror(errno)));
+  bool written = std::fwrite(text.data(), 1, text.size(), out) == text.size() && std::fflush(out) == 0;
+  int write_errno = errno;
+  if (std::fclose(out) != 0 && written) {
+    written = false;
+    write_errno = errno;
   }
+  if (!written) fail_write(path, temp, fmt::format("{} (is the disk full?)", std::strerror(write_errno)));
   std::error_code ec;
   std::filesystem::rename(temp, path, ec);
-  if (ec) throw InputError(fmt::format("{}: cannot rename into place: {}", path.string(), ec.message()));
+  if (ec) fail_write(path, temp, fmt::format("cannot rename {} into place: {}", temp.filename().string(), ec.message()));
 }
 
 std::vector<std::filesystem::path> write_report_files(const RunManifest& manifest,

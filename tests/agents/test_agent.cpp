@@ -1,7 +1,12 @@
 #include "agents/agent.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+#include <functional>
+#include <limits>
+#include <stdexcept>
 
 #include "retrieval/error.hpp"
 
@@ -189,6 +194,93 @@ TEST(RunAgent, ModelFailureIsRecordedNotThrown) {
   EXPECT_EQ(run.stop, AgentStop::model_error);
   EXPECT_EQ(run.error, "script exhausted");
   EXPECT_EQ(run.turns.size(), 1u);
+}
+
+TEST(RunAgent, ModelFailuresKeepTheirClass) {
+  class Failing : public ChatModel {
+   public:
+    explicit Failing(std::function<void()> thrower) : thrower_(std::move(thrower)) {}
+    ChatResponse chat(const ChatRequest&) override {
+      thrower_();
+      return {};
+    }
+    std::string name() const override { return "failing"; }
+
+   private:
+    std::function<void()> thrower_;
+  };
+  FakeTools tools;
+  Failing transient([] { throw CallError(Failure::transient, "HTTP 503"); });
+  EXPECT_EQ(run_agent(transient, tools, "Q").failure, Failure::transient);
+  Failing permanent([] { throw CallError(Failure::permanent, "HTTP 400"); });
+  EXPECT_EQ(run_agent(permanent, tools, "Q").failure, Failure::permanent);
+  Failing other([] { throw std::runtime_error("not an InputError"); });  // still a model_error, never a crash
+  AgentRun run = run_agent(other, tools, "Q");
+  EXPECT_EQ(run.stop, AgentStop::model_error);
+  EXPECT_EQ(run.failure, Failure::permanent);
+  EXPECT_EQ(run.error, "not an InputError");
+}
+
+TEST(RunAgent, CallsBeyondThePerTurnCapAreDroppedCountedAndReported) {
+  std::vector<ToolCall> many;
+  for (int i = 0; i < 5; ++i) many.push_back({"", "search", fmt::format(R"({{"query":"q{}"}})", i)});
+  ScriptedModel model({calls(many, usage(10, 0, 1)), answer("done", usage(20, 0, 1))});
+  FakeTools tools;
+  AgentOptions options;
+  options.max_tool_calls_per_turn = 2;
+  AgentRun run = run_agent(model, tools, "Q?", options);
+  ASSERT_EQ(run.stop, AgentStop::answered);
+  EXPECT_EQ(run.tool_calls.size(), 2u);
+  EXPECT_EQ(run.turns[0].tool_calls, 2u);
+  EXPECT_EQ(run.turns[0].dropped_tool_calls, 3u);
+  EXPECT_EQ(summary(run).dropped_tool_calls, 3u);
+  // The second request carries only the two calls that ran, and the last result says what happened.
+  const std::vector<Message>& sent = model.requests[1].messages;
+  ASSERT_EQ(sent.size(), 5u);  // system, question, assistant, 2 results
+  EXPECT_EQ(sent[2].tool_calls.size(), 2u);
+  EXPECT_EQ(sent[3].content, std::string(10, 's'));
+  EXPECT_EQ(sent[4].content, std::string(10, 's') +
+                                 "\n[3 more tool call(s) in your last reply were not run: at most 2 run per turn. Ask "
+                                 "again for what you still need.]");
+  EXPECT_EQ(run.tool_calls[1].result_bytes, 10u);  // the note is not the tool's output
+}
+
+TEST(RunAgent, AToolThatThrowsBecomesAnErrorResult) {
+  class Throwing : public FakeTools {
+   public:
+    ToolResult call(std::string_view, std::string_view) override { throw std::runtime_error("File name too long"); }
+  };
+  ScriptedModel model({calls({{"", "search", R"({"query":"q"})"}}, usage(10, 0, 1)), answer("ok", usage(20, 0, 1))});
+  Throwing tools;
+  AgentRun run = run_agent(model, tools, "Q?");
+  ASSERT_EQ(run.stop, AgentStop::answered);
+  ASSERT_EQ(run.tool_calls.size(), 1u);
+  EXPECT_EQ(run.tool_calls[0].error, "search failed: File name too long");
+  EXPECT_EQ(run.turns.size(), 2u);  // the accounting of both turns is kept
+}
+
+TEST(RunAgent, TotalsSaturateInsteadOfWrapping) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  ScriptedModel model({calls({{"", "search", R"({"query":"q"})"}}, usage(kMax - 5, kMax - 5, kMax)),
+                       answer("ok", usage(kMax - 5, 0, 10))});
+  FakeTools tools;
+  AgentRun run = run_agent(model, tools, "Q?");
+  RunSummary s = summary(run);
+  EXPECT_EQ(s.usage.input_tokens, kMax);
+  EXPECT_EQ(s.usage.output_tokens, kMax);
+  EXPECT_EQ(s.resent_input_tokens, kMax - (kMax - 5));  // saturated sum minus the largest turn
+  EXPECT_GE(*s.resent_input_tokens, 0);
+  EXPECT_EQ(add(Usage{kMax, 1, 1, 1}, Usage{1, 1, 1, 1}).input_tokens, kMax);
+}
+
+TEST(RunAgent, DeeplyNestedArgumentsDoNotCrashTheRepeatCheck) {
+  std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  ScriptedModel model({calls({{"", "search", deep}, {"", "search", deep}}, usage(10, 0, 1)), answer("ok", usage(20, 0, 1))});
+  FakeTools tools;
+  AgentRun run = run_agent(model, tools, "Q?");
+  ASSERT_EQ(run.tool_calls.size(), 2u);
+  EXPECT_FALSE(run.tool_calls[0].repeated);
+  EXPECT_TRUE(run.tool_calls[1].repeated);
 }
 
 }  // namespace

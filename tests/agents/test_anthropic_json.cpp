@@ -62,6 +62,42 @@ TEST(AnthropicJson, ErrorsAreInputErrors) {
                InputError);  // tool_use without id
 }
 
+TEST(AnthropicJson, DeepInputAndAbsurdCountsAreInvalid) {
+  std::string nested;
+  for (int i = 0; i < 100000; ++i) nested += R"({"a":)";
+  nested += "{}" + std::string(100000, '}');
+  std::string deep = R"({"content":[{"type":"tool_use","id":"t","name":"search","input":)" + nested + "}]}";
+  try {
+    anthropic::response_from_json(deep);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("nests deeper than 128 levels"), std::string::npos) << e.what();
+  }
+  // Each part near INT64_MAX: refused before the three are summed.
+  EXPECT_THROW(anthropic::response_from_json(
+                   R"({"content":[],"usage":{"input_tokens":4611686018427387904,"cache_read_input_tokens":4611686018427387904}})"),
+               InputError);
+  EXPECT_THROW(anthropic::response_from_json(R"({"content":[],"usage":{"output_tokens":-3}})"), InputError);
+  // Within the limit the sum is exact.
+  EXPECT_EQ(anthropic::response_from_json(
+                R"({"content":[],"usage":{"input_tokens":1000000000,"cache_read_input_tokens":1000000000,"cache_creation_input_tokens":1000000000}})")
+                .usage.input_tokens,
+            3000000000);
+}
+
+TEST(AnthropicJson, DeepArgumentsCannotBeSent) {
+  ChatRequest request;
+  request.model = "m";
+  request.messages = {{Role::user, "Q", {}, {}, {}},
+                      {Role::assistant, "", {{"t", "search", std::string(100000, '[') + std::string(100000, ']')}}, {}, {}}};
+  try {
+    anthropic::request_to_json(request);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("nest deeper than 128 levels"), std::string::npos) << e.what();
+  }
+}
+
 ChatRequest sample_request(CacheBreakpoints breakpoints) {
   ChatRequest request;
   request.model = "claude-sonnet-4-5";

@@ -98,6 +98,70 @@ TEST(CliAgent, OverHttpWithRecordingAndCacheNeverWritesTheKey) {
   EXPECT_EQ(first.err.find(key), std::string::npos);
 }
 
+TEST(CliAgent, HeaderValuesWithControlCharactersAreAUsageErrorNamingTheFlag) {
+  auto counter = retrieval::make_counter("o200k_base");
+  MockServer server({}, *counter);
+  server.start();
+  test::CommandResult flag = test::run_command(
+      fmt::format("{} agent {} q --model openai:m --base-url {}/v1 --api-key \"$(printf 'sk-abc\\r\\nX-Injected: pwned')\"",
+                  okfbench(), demo(), server.base_url()));
+  EXPECT_EQ(flag.exit_code, 2) << flag.err;
+  EXPECT_NE(flag.err.find("--api-key: contains the control character 0x0D at byte 6"), std::string::npos) << flag.err;
+  test::CommandResult url = test::run_command(fmt::format(
+      "{} agent {} q --model openai:m --base-url \"$(printf '{}/v1\\001')\"", okfbench(), demo(), server.base_url()));
+  EXPECT_EQ(url.exit_code, 2) << url.err;
+  EXPECT_NE(url.err.find("--base-url: contains the control character 0x01"), std::string::npos) << url.err;
+  EXPECT_EQ(server.requests(), 0u);
+}
+
+// 100,000 levels of nesting in tool-call arguments: from a live endpoint, from
+// a cassette entry, and as a whole cassette line. Each is a clean exit 1.
+TEST(CliAgent, DeeplyNestedArgumentsFailCleanlyLiveAndInReplay) {
+  auto counter = retrieval::make_counter("o200k_base");
+  MockServer deep({}, *counter, parse_faults("deep:1:100000"));
+  deep.start();
+  test::CommandResult live = test::run_command(fmt::format("OPENAI_API_KEY=sk-x {} agent {} {} --model openai:m --base-url {}/v1",
+                                                           okfbench(), demo(), kQuestion, deep.base_url()));
+  EXPECT_EQ(live.exit_code, 1) << live.err;
+  EXPECT_NE(live.err.find("nest deeper than 128 levels"), std::string::npos) << live.err;
+
+  MockServer normal({}, *counter);
+  normal.start();
+  fs::path dir = test::fresh_dir("cli-agent-deep-replay");
+  fs::path cassette = dir / "run.jsonl";
+  ASSERT_EQ(test::run_command(fmt::format("OPENAI_API_KEY=sk-x {} agent {} {} --model openai:m --base-url {}/v1 --record {}",
+                                          okfbench(), demo(), kQuestion, normal.base_url(), cassette.string()))
+                .exit_code,
+            0);
+  std::string first_line = test::read_file(cassette).substr(0, test::read_file(cassette).find('\n'));
+  nlohmann::json entry = nlohmann::json::parse(first_line);
+  ASSERT_FALSE(entry["response"]["message"]["tool_calls"].empty());
+  entry["response"]["message"]["tool_calls"][0]["arguments"] = std::string(100000, '[') + std::string(100000, ']');
+  test::write_file(dir / "deep-arguments.jsonl", entry.dump() + "\n");
+  test::CommandResult replay = test::run_command(
+      fmt::format("{} agent {} {} --model replay:{}", okfbench(), demo(), kQuestion, (dir / "deep-arguments.jsonl").string()));
+  EXPECT_EQ(replay.exit_code, 1) << replay.err;
+  EXPECT_NE(replay.err.find("nest deeper than 128 levels"), std::string::npos) << replay.err;
+
+  test::write_file(dir / "deep-line.jsonl", R"({"hash": "0000000000000000", "response": )" + std::string(100000, '[') +
+                                                std::string(100000, ']') + "}\n");
+  test::CommandResult line = test::run_command(
+      fmt::format("{} agent {} {} --model replay:{}", okfbench(), demo(), kQuestion, (dir / "deep-line.jsonl").string()));
+  EXPECT_EQ(line.exit_code, 1) << line.err;
+  EXPECT_NE(line.err.find("deep-line.jsonl:1: JSON nests deeper than 128 levels"), std::string::npos) << line.err;
+}
+
+TEST(CliAgent, A0xFFByteInAReplyIsReplacedInTheJsonOutput) {
+  auto counter = retrieval::make_counter("o200k_base");
+  MockServer server({}, *counter, parse_faults("badutf8"));
+  server.start();
+  test::CommandResult r = test::run_command(fmt::format("OPENAI_API_KEY=sk-x {} agent {} {} --model openai:m --base-url {}/v1 --json",
+                                                        okfbench(), demo(), kQuestion, server.base_url()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json out = nlohmann::json::parse(r.out);  // valid UTF-8, or this throws
+  EXPECT_NE(out["tool_calls"][0]["arguments"].get<std::string>().find("\xEF\xBF\xBD"), std::string::npos);
+}
+
 TEST(CliMockServer, StartsOnAnEphemeralPortAndStopsOnSignal) {
   test::CommandResult r = test::run_command(fmt::format("timeout --preserve-status -s INT 1 {} mock-server --port 0", okfbench()));
   EXPECT_EQ(r.exit_code, 0) << r.err;  // SIGINT stops it cleanly

@@ -1,6 +1,7 @@
 #include "agents/decorators.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "agents/agent.hpp"
 #include "agents/mock_server.hpp"
@@ -67,6 +68,25 @@ TEST(Cassette, RecordThenReplayGivesTheSameRunAndMissesFailLoudly) {
   AgentRun diverged = run_agent(replay, kb, "a different question");
   EXPECT_EQ(diverged.stop, AgentStop::model_error);
   EXPECT_NE(diverged.error.find("is not in cassette"), std::string::npos) << diverged.error;
+  EXPECT_EQ(diverged.failure, Failure::permanent);  // replaying again gives the same miss
+}
+
+// A cassette is read under the limits of a live reply: its counts are range-checked.
+TEST(Cassette, ReplayedCountsAreCheckedLikeALiveReply) {
+  ByteCounter counter;
+  fs::path cassette = test::fresh_dir("cassette-counts") / "run.jsonl";
+  FakeKb kb(FakeKb::Style::grafito, kGrafito);
+  RecordingModel recorder(std::make_unique<SimModel>(SimOptions{}, counter), cassette, {});
+  run_agent(recorder, kb, kQuestion);
+  std::string text = test::read_file(cassette);
+  std::string line = text.substr(0, text.find('\n'));
+  nlohmann::json entry = nlohmann::json::parse(line);
+  entry["response"]["usage"]["input_tokens"] = 9223372036854775807LL;
+  test::write_file(cassette, entry.dump() + "\n");
+  ReplayModel replay(cassette);
+  AgentRun run = run_agent(replay, kb, kQuestion);
+  EXPECT_EQ(run.stop, AgentStop::model_error);
+  EXPECT_NE(run.error.find("'input_tokens' must be an integer from 0 to 1000000000"), std::string::npos) << run.error;
 }
 
 TEST(Cassette, MissingAndMalformedCassettesNameTheFileAndLine) {
@@ -140,6 +160,24 @@ TEST(KeyRedaction, NoFileARunWritesContainsTheKey) {
   }
   EXPECT_GE(files, 2u);
   EXPECT_NE(test::read_file(dir / "cassette.jsonl").find("[REDACTED]"), std::string::npos);
+}
+
+// A key with a quote in it is escaped inside JSON: the cassette line stays
+// valid JSON and the escaped form is redacted too.
+TEST(KeyRedaction, CassetteLinesStayValidJsonWhateverTheKey) {
+  const std::string key = "sk-\"quoted\\key-0042";
+  ByteCounter counter;
+  fs::path cassette = test::fresh_dir("redaction-quoted") / "run.jsonl";
+  RecordingModel recorder(std::make_unique<SimModel>(SimOptions{}, counter), cassette, {key});
+  FakeKb kb(FakeKb::Style::grafito, kGrafito);
+  run_agent(recorder, kb, "slow query " + key);
+  std::string text = test::read_file(cassette);
+  EXPECT_EQ(text.find("quoted"), std::string::npos);
+  std::size_t lines = 0;
+  for (std::size_t at = 0, end; (end = text.find('\n', at)) != std::string::npos; at = end + 1, ++lines)
+    EXPECT_TRUE(nlohmann::json::accept(text.substr(at, end - at))) << text.substr(at, end - at);
+  EXPECT_GE(lines, 2u);
+  EXPECT_EQ(ReplayModel(cassette).size(), lines);
 }
 
 }  // namespace

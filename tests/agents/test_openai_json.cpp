@@ -74,6 +74,54 @@ TEST(OpenAIJson, MalformedTruncatedAndErrorBodiesAreInputErrors) {
                InputError);
 }
 
+std::string reply_with_usage(const std::string& usage) {
+  return R"({"choices":[{"message":{"role":"assistant","content":"x"},"finish_reason":"stop"}],"usage":)" + usage + "}";
+}
+
+std::string error_of(const std::string& body) {
+  try {
+    openai::response_from_json(body);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(OpenAIJson, NegativeAbsurdAndInconsistentCountsAreInvalid) {
+  EXPECT_NE(error_of(reply_with_usage(R"({"prompt_tokens":-1})")).find("'prompt_tokens' must be an integer from 0 to 1000000000"),
+            std::string::npos);
+  EXPECT_NE(error_of(reply_with_usage(R"({"prompt_tokens":9223372036854775807})")).find("from 0 to 1000000000, got 9223372036854775807"),
+            std::string::npos);
+  EXPECT_NE(error_of(reply_with_usage(R"({"completion_tokens":18446744073709551615})")).find("'completion_tokens'"),
+            std::string::npos);  // above INT64_MAX
+  EXPECT_NE(error_of(reply_with_usage(R"({"prompt_tokens":1e300})")).find("'prompt_tokens'"), std::string::npos);
+  EXPECT_NE(error_of(reply_with_usage(R"({"prompt_tokens":10,"prompt_tokens_details":{"cached_tokens":11}})"))
+                .find("cached_tokens (11) exceeds prompt_tokens (10)"),
+            std::string::npos);
+  EXPECT_EQ(openai::response_from_json(reply_with_usage(R"({"prompt_tokens":1000000000})")).usage.input_tokens, 1000000000);
+}
+
+TEST(OpenAIJson, DeepNestingIsRefusedBeforeParsing) {
+  std::string deep_reply = R"({"choices":[{"message":{"role":"assistant","content":)" + std::string(100000, '[') +
+                           std::string(100000, ']') + "}}]}";
+  EXPECT_NE(error_of(deep_reply).find("nests deeper than 128 levels"), std::string::npos);
+  std::string deep_arguments = R"({"choices":[{"message":{"role":"assistant","tool_calls":[{"id":"c","function":{"name":"search","arguments":")" +
+                               std::string(100000, '[') + std::string(100000, ']') + R"("}}]}}]})";
+  EXPECT_NE(error_of(deep_arguments).find("the arguments of tool call 'search' nest deeper than 128 levels"),
+            std::string::npos);
+  std::string fine = R"({"choices":[{"message":{"role":"assistant","tool_calls":[{"id":"c","function":{"name":"search","arguments":")" +
+                     std::string(100, '[') + std::string(100, ']') + R"("}}]}}]})";
+  EXPECT_EQ(openai::response_from_json(fine).message.tool_calls.size(), 1u);
+}
+
+TEST(OpenAIJson, InvalidUtf8InARequestIsReplacedWhenSerialised) {
+  ChatRequest request;
+  request.model = "m";
+  request.messages = {{Role::user, "caf\xE9 \xFF", {}, {}, {}}};
+  json body = json::parse(openai::request_to_json(request));  // would throw on invalid UTF-8
+  EXPECT_EQ(body["messages"][0]["content"], "caf\xEF\xBF\xBD \xEF\xBF\xBD");
+}
+
 ChatRequest sample_request() {
   ChatRequest request;
   request.model = "gpt-4o";
