@@ -7,6 +7,7 @@
 
 #include "retrieval/error.hpp"
 #include "retrieval/numbers.hpp"
+#include "retrieval/yaml_keys.hpp"
 
 namespace okfbench::reports {
 
@@ -80,6 +81,9 @@ PricingTable PricingTable::load(const std::filesystem::path& path) {
     throw InputError(fmt::format("{}: cannot read the pricing table", path.string()));
   } catch (const YAML::Exception& e) {
     throw InputError(fmt::format("{}:{}: invalid YAML: {}", path.string(), e.mark.line + 1, e.msg));
+  }
+  if (const auto repeated = retrieval::find_duplicate_keys(root); !repeated.empty()) {
+    throw InputError(retrieval::describe_duplicate_keys(repeated, path.string()));  // a row's price would be ambiguous
   }
   if (!root["models"] || !root["models"].IsSequence()) {
     throw InputError(fmt::format("{}: expected a 'models' list of price rows", path.string()));

@@ -7,6 +7,7 @@
 #include "retrieval/frontmatter.hpp"
 #include "retrieval/markdown.hpp"
 #include "retrieval/utf8.hpp"
+#include "retrieval/yaml_keys.hpp"
 
 namespace okfbench::retrieval::detail {
 
@@ -122,6 +123,13 @@ void parse_index(std::string_view text, ParsedFile& file) {
         if (!node.IsMap() && !node.IsNull())
           file.diagnostics.push_back({Severity::warning, file.path, split.yaml_line,
                                       "root index.md frontmatter is not a mapping; write `okf_version: \"0.2\"`"});
+        for (const DuplicateKey& d : find_duplicate_keys(node)) {
+          file.diagnostics.push_back({Severity::warning, file.path, split.yaml_line + d.line - 1,
+                                      fmt::format("duplicate key `{}` in root index.md frontmatter (first at line {}): "
+                                                  "YAML keys must be unique, keep one",
+                                                  d.path.empty() ? d.key : d.path + "." + d.key,
+                                                  split.yaml_line + d.first_line - 1)});
+        }
       } catch (const YAML::Exception& e) {
         file.diagnostics.push_back({Severity::warning, file.path, split.yaml_line + std::max(0, e.mark.line),
                                     fmt::format("invalid YAML in root index.md frontmatter: {}; the body is "

@@ -147,6 +147,19 @@ TEST(Pricing, PricesAreFiniteAndNotNegative) {
   }
 }
 
+TEST(Pricing, RepeatedKeysAreErrors) {
+  auto dir = test::fresh_dir("pricing_repeat");
+  test::write_file(dir / "p.yaml", "models:\n  - model: x\n    input: 1\n    cached_input: 0.5\n    cache_write: 1\n"
+                                   "    output: 4\n    source: s\n    as_of: d\n    input: 0.1\n");
+  try {
+    PricingTable::load(dir / "p.yaml");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), (dir / "p.yaml").string() + ":9: models[0].input: duplicate key (first at line 3); "
+                                                                 "YAML keys must be unique, keep one");
+  }
+}
+
 TEST(Pricing, ShippedTableLoadsAndHasDatedSourcedRows) {
   PricingTable t = PricingTable::load(test::source_dir() / "datasets" / "pricing.yaml");
   ASSERT_GE(t.rows().size(), 5u);

@@ -89,25 +89,34 @@ TEST(BundleMalformed, RepeatedKeysAreReportedWhereverTheyAre) {
                              "---\ntype: X\nverified:\n  - by: human:a\n    by: human:b\n---\n");
   okfbench::test::write_file(root / "thrice.md", "---\ntype: X\ntags: [a]\ntags: [b]\ntags: [c]\n---\n");
   okfbench::test::write_file(root / "aliases.md", "---\ntype: X\nbase: &b {k: 1}\nuse: *b\nagain: *b\n---\n");
+  okfbench::test::write_file(root / "index.md", "---\nokf_version: \"0.2\"\nokf_version: \"0.3\"\n---\n# Root\n");
   Bundle repo = Bundle::load(root, {.profile = Profile::repo});
-  auto messages = [&](const std::string& path) {
+  Bundle okf = Bundle::load(root);
+  auto messages = [](const Bundle& bundle, const std::string& path) {
     std::vector<std::string> out;
-    for (const Diagnostic& d : repo.diagnostics()) {
+    for (const Diagnostic& d : bundle.diagnostics()) {
       if (d.path == path) out.push_back(fmt::format("{}: {}", d.line, d.message.substr(0, d.message.find(':'))));
     }
     return out;
   };
-  EXPECT_THAT(messages("extra.md"), ::testing::ElementsAre("4: duplicate key `owner` (first at line 3)"));
-  EXPECT_THAT(messages("entry.md"), ::testing::ElementsAre("5: duplicate key `verified[0].by` (first at line 4)"));
-  EXPECT_THAT(messages("thrice.md"), ::testing::ElementsAre("4: duplicate key `tags` (first at line 3)",
-                                                            "5: duplicate key `tags` (first at line 3)"));
-  EXPECT_THAT(messages("aliases.md"), ::testing::IsEmpty());  // one node met three times is not a repeat
+  EXPECT_THAT(messages(repo, "extra.md"), ::testing::ElementsAre("4: duplicate key `owner` (first at line 3)"));
+  EXPECT_THAT(messages(repo, "entry.md"), ::testing::ElementsAre("5: duplicate key `verified[0].by` (first at line 4)"));
+  EXPECT_THAT(messages(repo, "thrice.md"), ::testing::ElementsAre("4: duplicate key `tags` (first at line 3)",
+                                                                  "5: duplicate key `tags` (first at line 3)"));
+  EXPECT_THAT(messages(repo, "aliases.md"), ::testing::IsEmpty());  // one node met three times is not a repeat
   EXPECT_EQ(repo.find("extra")->extra.at("owner"), "a");
   EXPECT_EQ(repo.find("thrice")->tags, (std::vector<std::string>{"a"}));
   EXPECT_EQ(repo.find("entry")->verified.at(0).by, "human:a");
-  Bundle okf = Bundle::load(root);
   EXPECT_EQ(okf.find("extra"), nullptr);
   EXPECT_NE(okf.find("aliases"), nullptr);
+  // The root index.md (okf profile) is not a concept: a warning, as for its other frontmatter problems.
+  EXPECT_THAT(messages(okf, "index.md"),
+              ::testing::ElementsAre("3: duplicate key `okf_version` in root index.md frontmatter (first at line 2)"));
+  for (const Diagnostic& d : okf.diagnostics()) {
+    if (d.path == "index.md") {
+      EXPECT_EQ(d.severity, Severity::warning);
+    }
+  }
 }
 
 TEST(BundleMalformed, OversizedFileIsSkipped) {
