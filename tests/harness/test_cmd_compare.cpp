@@ -37,6 +37,24 @@ TEST(CmdCompare, ExitCodeGatesOnThresholds) {
   EXPECT_EQ(same.exit_code, 0) << same.err;
 }
 
+TEST(CmdCompare, GatesOnAGraderMetric) {
+  auto bin = test::okfbench_binary().string();
+  auto records = reports::fixtures::small_run();
+  auto base = reports::fixtures::stored_run("cmp_facts_base", records);
+  for (auto& r : records) {
+    if (r.config.kind == reports::PathKind::agent && r.question_id == "q2") {
+      r.grades[0] = reports::fixtures::graded("facts", 0.5, false);
+    }
+  }
+  auto cand = reports::fixtures::stored_run("cmp_facts_cand", records);
+  auto fail = test::run_command(bin + " compare " + base.string() + " " + cand.string() + " --threshold facts=-0.02");
+  EXPECT_EQ(fail.exit_code, 1) << fail.out << fail.err;
+  EXPECT_NE(fail.out.find("[FAIL] facts=-0.02: demo / demo-questions / agent"), std::string::npos) << fail.out;
+  EXPECT_NE(fail.out.find("| facts | 2 | 1.0000 | 0.7500 | -0.2500 (-25.0%) |"), std::string::npos) << fail.out;
+  auto hold = test::run_command(bin + " compare " + base.string() + " " + cand.string() + " --threshold facts=0.3");
+  EXPECT_EQ(hold.exit_code, 0) << hold.out << hold.err;
+}
+
 TEST(CmdCompare, UsageErrorsExitTwo) {
   auto bin = test::okfbench_binary().string();
   auto base = reports::fixtures::stored_run("cmp_usage", reports::fixtures::small_run());

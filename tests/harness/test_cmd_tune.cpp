@@ -32,5 +32,21 @@ TEST(CmdTune, RunsThenReusesTheSweep) {
   EXPECT_NE(none.out.find("No configuration meets"), std::string::npos);
 }
 
+TEST(CmdTune, TargetsAGraderMetric) {
+  auto dir = test::fresh_dir("cli_tune_facts");
+  // Generated questions carry answer_facts, so the facts grader scores every trial.
+  test::write_file(dir / "sweep.yaml", "name: tune-facts\nseed: 1\ncache_dir: " + (dir / "cache").string() +
+                                           "\nbundles:\n  - generate: {concepts: 30, questions: 4}\n"
+                                           "paths:\n  context:\n    budget_tokens: [300, 2000]\nmodels: [sim]\n");
+  auto r = test::run_command(test::okfbench_binary().string() + " tune " + (dir / "sweep.yaml").string() +
+                             " --target 'facts>=0' --quiet --out " + (dir / "out").string());
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("| configuration | cost | facts | meets facts>=0 | Pareto front |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Configurations that meet facts>=0 on every bundle"), std::string::npos) << r.out;
+  auto none = test::run_command(test::okfbench_binary().string() + " tune " + (dir / "sweep.yaml").string() +
+                                " --target 'facts>=1.01' --quiet --out " + (dir / "out").string());
+  EXPECT_EQ(none.exit_code, 1) << none.out << none.err;
+}
+
 }  // namespace
 }  // namespace okfbench
