@@ -159,6 +159,9 @@ struct Bundle::Impl {
   // Resolves raw links into Concept::links, builds backlinks and counts, and
   // merges diagnostics. Called after loading and after remember().
   void finalize();
+  // Why a new concept `id` would sit beside a directory of the same name or
+  // below a concept, which loading warns about; "" when neither.
+  std::string directory_clash(std::string_view id) const;
   // Adds a concept remember() wrote and the root log as it now reads.
   void add_remembered(detail::ParsedConcept parsed, std::vector<detail::StoredLogEntry> root_log);
   std::optional<std::size_t> position(std::string_view id) const;

@@ -74,7 +74,8 @@ std::optional<std::string> new_concept_id(std::string_view requested, std::strin
   };
   if (id.empty()) return refuse("is empty; give a path such as notes/slow-query-checklist");
   if (invalid_utf8_offset(id) != std::string_view::npos) return refuse("is not valid UTF-8");
-  if (has_control(id)) return refuse("contains control characters (a newline?); give a plain path such as notes/x");
+  if (control_character_offset(id) != std::string_view::npos)
+    return refuse("contains control characters (a newline?); give a plain path such as notes/x");
   if (id.size() > Bundle::max_id_bytes)
     return refuse(fmt::format("is {} bytes long; ids are at most {} bytes; choose a shorter one", id.size(),
                               Bundle::max_id_bytes));
@@ -337,6 +338,10 @@ Bundle::Remembered Bundle::remember(const RememberRequest& request) {
       out.error = fmt::format("concept `{}` already exists; choose another concept_id", *id);
       return out;
     }
+    if (std::string clash = impl.directory_clash(*id); !clash.empty()) {
+      out.error = std::move(clash);
+      return out;
+    }
     std::vector<std::string> links;
     for (const std::string& link : request.links) {
       std::optional<std::string> target = normalize_reference(link);
@@ -377,6 +382,21 @@ Bundle::Remembered Bundle::remember(const RememberRequest& request) {
     out.error = fmt::format("remember failed: {}", e.what());
   }
   return out;
+}
+
+// An id that is also a directory, or below a concept, is what loading warns
+// about (readers confuse `x` and `x/`): remember does not make one.
+std::string Bundle::Impl::directory_clash(std::string_view id) const {
+  if (directories.contains(id))
+    return fmt::format("`{0}` is a directory of the bundle; a concept `{0}` beside `{0}/` confuses readers; choose "
+                       "another concept_id",
+                       id);
+  for (std::string_view dir = parent_dir(id); !dir.empty(); dir = parent_dir(dir))
+    if (position(dir))
+      return fmt::format("`{0}` is a concept; a directory `{0}/` beside it confuses readers; choose another "
+                         "concept_id",
+                         dir);
+  return {};
 }
 
 void Bundle::Impl::add_remembered(detail::ParsedConcept parsed, std::vector<detail::StoredLogEntry> root_log) {

@@ -79,6 +79,24 @@ struct Place {
   std::string path;
 };
 
+// `name` as a diagnostic shows it: bytes that are not UTF-8 and control
+// characters written as \xHH.
+std::string shown_name(std::string_view name) {
+  std::string valid = escape_invalid_utf8(name);
+  std::string out;
+  for (std::size_t i = 0; i < valid.size(); ++i) {
+    std::size_t control = control_character_offset(std::string_view(valid).substr(i, 2));
+    if (control != 0) {
+      out += valid[i];
+      continue;
+    }
+    std::size_t length = static_cast<unsigned char>(valid[i]) == 0xC2 ? 2 : 1;
+    for (std::size_t j = 0; j < length; ++j) out += fmt::format("\\x{:02X}", static_cast<unsigned char>(valid[i + j]));
+    i += length - 1;
+  }
+  return out;
+}
+
 std::string listing_error(int error) {
   if (error == ELOOP || error == ENOTDIR)
     return "cannot list the directory: it is a symbolic link or no directory now (the bundle changed while it was "
@@ -149,7 +167,12 @@ class Walker {
     if (entry.type == EntryType::other || (entry.type == EntryType::file && !name.ends_with(".md"))) return;
     std::string relative = below(parent, name);
     if (std::size_t bad = invalid_utf8_offset(name); bad != std::string::npos) {
-      report_bad_name(entry, parent, name, bad);
+      report_bad_name(entry, parent, name, bad, "is not valid UTF-8",
+                      "rename it to UTF-8 (e.g. convmv -f latin1 -t utf-8 --notest)");
+      return;
+    }
+    if (std::size_t bad = control_character_offset(name); bad != std::string::npos) {
+      report_bad_name(entry, parent, name, bad, "contains a control character", "rename it without one");
       return;
     }
     Place at{here.base, below(here.path, name)};
@@ -162,18 +185,18 @@ class Walker {
     }
   }
 
-  // A concept id is its path, and ids travel as JSON text: a name that is
-  // not UTF-8 cannot be one. The diagnostic names it with the bad bytes
-  // escaped, so the report itself stays valid UTF-8.
+  // A concept id is its path, and ids travel as JSON text and into text
+  // reports line by line: a name that is not UTF-8, or holds a control
+  // character (a newline would forge a line), cannot be one. The diagnostic
+  // names it with those bytes escaped, so the report stays clean.
   void report_bad_name(const DirectoryEntry& entry, const std::string& parent, const std::string& name,
-                       std::size_t bad) {
+                       std::size_t bad, std::string_view problem, std::string_view fix) {
     bool directory = entry.type == EntryType::directory;
     diagnostics_.push_back(
-        {Severity::error, below(parent, escape_invalid_utf8(name)), 0,
-         fmt::format("the {} name is not valid UTF-8 (byte 0x{:02X} at offset {}); it was skipped{}; rename it "
-                     "to UTF-8 (e.g. convmv -f latin1 -t utf-8 --notest)",
-                     directory ? "directory" : entry.type == EntryType::symlink ? "link" : "file",
-                     static_cast<unsigned char>(name[bad]), bad, directory ? " with everything below it" : "")});
+        {Severity::error, below(parent, shown_name(name)), 0,
+         fmt::format("the {} name {} (byte 0x{:02X} at offset {}); it was skipped{}; {}",
+                     directory ? "directory" : entry.type == EntryType::symlink ? "link" : "file", problem,
+                     static_cast<unsigned char>(name[bad]), bad, directory ? " with everything below it" : "", fix)});
   }
 
   void visit_link(const std::string& name, const std::string& relative) {

@@ -49,4 +49,13 @@ std::string escape_invalid_utf8(std::string_view text) {
   return out;
 }
 
+std::size_t control_character_offset(std::string_view text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    auto byte = static_cast<unsigned char>(text[i]);
+    if (byte < 0x20 || byte == 0x7F) return i;
+    if (byte == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) <= 0x9F) return i;
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace okfbench::retrieval

@@ -25,4 +25,8 @@ std::size_t invalid_utf8_offset(std::string_view text);
 // so a file name can be shown in a message or report that must be UTF-8.
 std::string escape_invalid_utf8(std::string_view text);
 
+// Offset of the first control character of valid UTF-8 `text` (C0, DEL, or
+// C1 = U+0080..U+009F), or npos. None of them belongs in a name or an id.
+std::size_t control_character_offset(std::string_view text);
+
 }  // namespace okfbench::retrieval

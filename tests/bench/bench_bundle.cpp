@@ -91,7 +91,7 @@ void BM_ReadTldrFiles(benchmark::State& state) {
     if (!directory.is_directory()) continue;
     directories.push_back(::open(directory.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     for (const auto& entry : std::filesystem::directory_iterator(directory))
-      if (entry.is_regular_file()) files.push_back({directories.back(), entry.path().filename().string(), {}});
+      if (entry.is_regular_file()) files.push_back({directories.back(), entry.path().filename().string()});
   }
   BatchReader reader(32, state.range(0) != 0);
   std::vector<const FileLocation*> batch;

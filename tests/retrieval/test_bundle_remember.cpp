@@ -139,6 +139,7 @@ TEST(BundleRemember, RefusesBadIdsAndWritesNothing) {
       {"a\nb", "control characters"},
       {"a\tb", "control characters"},
       {std::string("a\0b", 3), "control characters"},
+      {"a\xC2\x85" "b", "control characters"},  // U+0085, which loading would skip
       {"bad\xFF", "not valid UTF-8"},
       {std::string(241, 'x'), "ids are at most 240 bytes"},
       {std::string(300, 'x'), "ids are at most 240 bytes"},
@@ -150,6 +151,7 @@ TEST(BundleRemember, RefusesBadIdsAndWritesNothing) {
     EXPECT_EQ(refused.id, "") << id;
   }
   EXPECT_THAT(bundle.remember(request("a")).error, HasSubstr("already exists"));
+  EXPECT_THAT(bundle.remember(request("a/b")).error, HasSubstr("`a` is a concept; a directory `a/` beside it"));
   Bundle::RememberRequest escaping = request("b");
   escaping.links = {"../../etc/passwd"};
   EXPECT_THAT(bundle.remember(escaping).error, HasSubstr("does not name"));
@@ -179,6 +181,7 @@ TEST(BundleRemember, NeverCreatesAnythingThroughALink) {
     EXPECT_THAT(refused.error, HasSubstr("is a symbolic link or a file")) << id;
     EXPECT_THAT(refused.error, HasSubstr("inside the bundle")) << id;
   }
+  EXPECT_THAT(bundle.remember(request("alias")).error, HasSubstr("`alias` is a directory of the bundle"));
   EXPECT_TRUE(fs::is_empty(outside));
   EXPECT_THAT(tree(root / "inner"), ElementsAre("b.md"));
   EXPECT_FALSE(fs::exists(root / "log.md"));

@@ -136,9 +136,10 @@ TEST(BundleWalk, LinksInsideTheRootAreFollowedByTheirRealPath) {
   EXPECT_THAT(bundle.diagnostics()[0].message, HasSubstr("outside the bundle root"));
 }
 
-// A concept id is a path and travels as JSON: a name that is not UTF-8 is an
-// error diagnostic with the bytes escaped, and the file (or the directory
-// with all below it) is skipped.
+// A concept id is a path and travels as JSON and into text reports: a name
+// that is not UTF-8 or holds a control character is an error diagnostic
+// with those bytes escaped, and the file (or the directory with all below
+// it) is skipped.
 TEST(BundleWalk, NamesThatAreNotUtf8AreReportedEscapedAndSkipped) {
   fs::path root = make_bundle("names", {
       {"good.md", concept_md("type: X\n", "[bad](caf%E9.md)\n")},
@@ -146,6 +147,8 @@ TEST(BundleWalk, NamesThatAreNotUtf8AreReportedEscapedAndSkipped) {
       {"d\xFF\xFE/x.md", concept_md("type: X\n", "in a Latin-1 directory\n")},
       {"ok/also\xC3(.md", concept_md("type: X\n", "truncated sequence\n")},
       {"notes\xE9.txt", "not markdown, ignored\n"},
+      {"two\nlines.md", concept_md("type: X\n", "a newline in the name\n")},
+      {"next\xC2\x85line.md", concept_md("type: X\n", "U+0085 in the name\n")},
   });
   fs::create_symlink("good.md", root / "link\xE9.md");
   Bundle bundle = Bundle::load(root);
@@ -156,11 +159,13 @@ TEST(BundleWalk, NamesThatAreNotUtf8AreReportedEscapedAndSkipped) {
     EXPECT_EQ(invalid_utf8_offset(diagnostic.path), std::string::npos);
     EXPECT_EQ(invalid_utf8_offset(diagnostic.message), std::string::npos);
   }
-  EXPECT_THAT(paths, ElementsAre("caf\\xE9.md", "d\\xFF\\xFE", "link\\xE9.md", "ok/also\\xC3(.md"));
+  EXPECT_THAT(paths, ElementsAre("caf\\xE9.md", "d\\xFF\\xFE", "link\\xE9.md", "next\\xC2\\x85line.md",
+                                 "ok/also\\xC3(.md", "two\\x0Alines.md"));
   EXPECT_EQ(bundle.diagnostics()[0].severity, Severity::error);
   EXPECT_THAT(bundle.diagnostics()[0].message, HasSubstr("file name is not valid UTF-8 (byte 0xE9 at offset 3)"));
   EXPECT_THAT(bundle.diagnostics()[1].message, HasSubstr("directory name is not valid UTF-8"));
   EXPECT_THAT(bundle.diagnostics()[1].message, HasSubstr("with everything below it"));
+  EXPECT_THAT(bundle.diagnostics()[5].message, HasSubstr("file name contains a control character (byte 0x0A"));
   // Every string the bundle hands out serialises as JSON.
   nlohmann::json out = nlohmann::json::array();
   for (const Diagnostic& d : bundle.diagnostics()) out.push_back({{"path", d.path}, {"message", d.message}});
