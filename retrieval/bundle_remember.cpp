@@ -28,13 +28,6 @@
 namespace okfbench::retrieval {
 namespace {
 
-bool has_control(std::string_view text) {
-  return std::any_of(text.begin(), text.end(), [](char c) {
-    auto byte = static_cast<unsigned char>(c);
-    return byte < 0x20 || byte == 0x7F;
-  });
-}
-
 std::vector<std::string_view> split_parts(std::string_view id) {
   std::vector<std::string_view> parts;
   std::size_t start = 0;
@@ -98,7 +91,7 @@ std::string check_text(std::string_view field, std::string_view text, std::size_
 // The first problem of a request's fields, or "".
 std::string check_fields(const Bundle::RememberRequest& request) {
   if (request.title.empty()) return "title is empty; give the new concept a title";
-  if (request.type.empty() || has_control(request.type)) return "type must be one line of text, e.g. Note";
+  if (request.type.empty() || control_character_offset(request.type) != std::string::npos) return "type must be one line of text, e.g. Note";
   if (request.links.size() > Bundle::max_links)
     return fmt::format("{} links given; at most {}", request.links.size(), Bundle::max_links);
   for (auto [field, text, max] : {std::tuple{"title", &request.title, Bundle::max_title_bytes},
@@ -271,57 +264,113 @@ std::string lock_directory(int fd) {
   return {};
 }
 
-struct Written {
-  detail::ParsedFile concept_file;
-  detail::ParsedFile log_file;
+// Puts a new file `name` with `text` into the directory `dir`, never
+// replacing one that is there.
+std::string write_concept(int dir, const std::string& name, std::string_view id, const std::string& text) {
+  std::string error;
+  std::string temporary = write_temporary(dir, name, text, std::nullopt, error);
+  if (temporary.empty()) return error;
+  if (place_new(dir, temporary, name) == 0) return {};
+  int saved = errno;
+  ::unlinkat(dir, temporary.c_str(), 0);
+  if (saved == EEXIST) return fmt::format("`{}.md` already exists on disk; choose another concept_id", id);
+  return system_error(fmt::format("write {}.md", id), saved);
+}
+
+// Replaces the root log.md with `text` in one rename.
+std::string replace_log(int root, const std::string& text, std::optional<mode_t> mode) {
+  std::string error;
+  std::string temporary = write_temporary(root, "log.md", text, mode, error);
+  if (temporary.empty()) return error;
+  if (::renameat(root, temporary.c_str(), root, "log.md") == 0) return {};
+  error = system_error("replace log.md", errno);
+  ::unlinkat(root, temporary.c_str(), 0);
+  return error;
+}
+
+// log.md as it will read with the entry for a new concept (in `log`), or
+// why it cannot be changed.
+std::string next_log(int root, const LoadOptions& options, std::string_view title, std::string_view id,
+                     std::string_view date, LogFile& log) {
+  if (std::string error = read_log(root, options.max_file_bytes, log); !error.empty()) return error;
+  std::string entry =
+      fmt::format("* **Remembered**: [{}]({})", detail::markdown_line(title), detail::markdown_href(id));
+  log.text = detail::insert_log_entry(std::move(log.text), date, entry);
+  if (log.text.size() > options.max_file_bytes)
+    return fmt::format("log.md would grow past {} bytes (max_file_bytes) and no longer load; archive old entries",
+                       options.max_file_bytes);
+  return {};
+}
+
+// A new concept as remember() will write it.
+struct NewConcept {
+  std::string id;
+  std::vector<std::string> links;  // ids
+  std::string date;                // of the log entry
+  std::string text;                // the file
+  detail::ParsedFile parsed;       // the file as loading will read it
 };
 
-// The disk side of remember(): both files written, or neither (the error).
+// Checks what a request asks for on its own (the bundle aside) and fills in
+// the id, links and date; "" or the first problem.
+std::string check_request(const Bundle::RememberRequest& request, NewConcept& made) {
+  std::string error;
+  std::optional<std::string> id = new_concept_id(request.concept_id, error);
+  if (!id) return error;
+  made.id = std::move(*id);
+  if (std::string problem = check_fields(request); !problem.empty()) return problem;
+  for (const std::string& link : request.links) {
+    std::optional<std::string> target = normalize_reference(link);
+    if (!target || control_character_offset(*target) != std::string::npos ||
+        invalid_utf8_offset(*target) != std::string::npos)
+      return fmt::format("link `{}` does not name a concept inside the bundle", escape_invalid_utf8(link));
+    made.links.push_back(std::move(*target));
+  }
+  made.date = request.date.empty() ? now_utc().substr(0, 10) : request.date;
+  if (!is_valid_date(made.date)) return fmt::format("date `{}` is not YYYY-MM-DD", escape_invalid_utf8(request.date));
+  return {};
+}
+
+// Composes the file and parses it in memory, before anything is written:
+// what goes to disk is known to load back as this concept.
+std::string compose_checked(const Bundle::RememberRequest& request, const LoadOptions& options, NewConcept& made) {
+  made.text = compose_concept(request, made.links);
+  if (made.text.size() > options.max_file_bytes)
+    return fmt::format("the concept would be {} bytes, over max_file_bytes ({}); shorten the body", made.text.size(),
+                       options.max_file_bytes);
+  made.parsed = detail::parse_file({made.id + ".md", {}, detail::FileKind::concept_file}, options, {made.text, {}});
+  if (made.parsed.loaded) return {};
+  return fmt::format("the concept would not load: {}", made.parsed.diagnostics.empty()
+                                                           ? std::string("unknown problem")
+                                                           : made.parsed.diagnostics[0].message);
+}
+
+// The disk side of remember(): the concept file and the new log.md (whose
+// text ends in `log_text`), or neither and the error.
 std::string write_files(const std::filesystem::path& root, const LoadOptions& options, const std::string& id,
-                        const std::string& concept_text, std::string_view date, Written& written) {
+                        std::string_view title, const std::string& concept_text, std::string_view date,
+                        std::string& log_text) {
   FileDescriptor root_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (root_fd.get() < 0) return system_error(fmt::format("open the bundle directory {}", root.string()), errno);
   if (std::string error = lock_directory(root_fd.get()); !error.empty()) return error;
   LogFile log;
-  if (std::string error = read_log(root_fd.get(), options.max_file_bytes, log); !error.empty()) return error;
-  std::string log_text = detail::insert_log_entry(
-      log.text, date,
-      fmt::format("* **Remembered**: [{}]({})", detail::markdown_line(written.concept_file.parsed.item.title),
-                  detail::markdown_href(id)));
-  if (log_text.size() > options.max_file_bytes)
-    return fmt::format("log.md would grow past {} bytes (max_file_bytes) and no longer load; archive old entries",
-                       options.max_file_bytes);
-
-  Directories directories(root_fd.get());
+  if (std::string error = next_log(root_fd.get(), options, title, id, date, log); !error.empty()) return error;
   std::size_t slash = id.rfind('/');
-  std::string name = (slash == std::string::npos ? id : id.substr(slash + 1)) + ".md";
-  if (std::string error = directories.open(slash == std::string::npos ? "" : std::string_view(id).substr(0, slash));
-      !error.empty())
-    return error;
-  std::string error;
-  std::string temporary = write_temporary(directories.parent(), name, concept_text, std::nullopt, error);
-  if (temporary.empty()) return error;
-  if (place_new(directories.parent(), temporary, name) != 0) {
-    int saved = errno;
-    ::unlinkat(directories.parent(), temporary.c_str(), 0);
-    if (saved == EEXIST) return fmt::format("`{}.md` already exists on disk; choose another concept_id", id);
-    return system_error(fmt::format("write {}.md", id), saved);
-  }
-  temporary = write_temporary(root_fd.get(), "log.md", log_text, log.mode, error);
-  if (temporary.empty() || ::renameat(root_fd.get(), temporary.c_str(), root_fd.get(), "log.md") != 0) {
-    if (!temporary.empty()) {
-      error = system_error("replace log.md", errno);
-      ::unlinkat(root_fd.get(), temporary.c_str(), 0);
-    }
+  std::string_view dirs = slash == std::string::npos ? std::string_view() : std::string_view(id).substr(0, slash);
+  std::string name = id.substr(slash == std::string::npos ? 0 : slash + 1) + ".md";
+  Directories directories(root_fd.get());
+  if (std::string error = directories.open(dirs); !error.empty()) return error;
+  if (std::string error = write_concept(directories.parent(), name, id, concept_text); !error.empty()) return error;
+  if (std::string error = replace_log(root_fd.get(), log.text, log.mode); !error.empty()) {
     ::unlinkat(directories.parent(), name.c_str(), 0);
     return error;
   }
-  // Make the renames durable; a failure here cannot be undone any more and
-  // leaves both files in place, which is what the caller is told.
+  // For durability across a crash. Both renames are done and visible by
+  // now, so a failure here is not one of remember's.
   ::fsync(directories.parent());
   ::fsync(root_fd.get());
   directories.keep();
-  written.log_file = detail::parse_file({"log.md", {}, detail::FileKind::log}, options, {std::move(log_text), {}});
+  log_text = std::move(log.text);
   return {};
 }
 
@@ -331,51 +380,21 @@ Bundle::Remembered Bundle::remember(const RememberRequest& request) {
   Remembered out;
   try {
     Impl& impl = *impl_;
-    std::optional<std::string> id = new_concept_id(request.concept_id, out.error);
-    if (!id) return out;
-    if (out.error = check_fields(request); !out.error.empty()) return out;
-    if (find(*id)) {
-      out.error = fmt::format("concept `{}` already exists; choose another concept_id", *id);
-      return out;
-    }
-    if (std::string clash = impl.directory_clash(*id); !clash.empty()) {
-      out.error = std::move(clash);
-      return out;
-    }
-    std::vector<std::string> links;
-    for (const std::string& link : request.links) {
-      std::optional<std::string> target = normalize_reference(link);
-      if (!target || has_control(*target) || invalid_utf8_offset(*target) != std::string::npos) {
-        out.error = fmt::format("link `{}` does not name a concept inside the bundle", escape_invalid_utf8(link));
-        return out;
-      }
-      links.push_back(*target);
-    }
-    std::string date = request.date.empty() ? now_utc().substr(0, 10) : request.date;
-    if (!is_valid_date(date)) {
-      out.error = fmt::format("date `{}` is not YYYY-MM-DD", escape_invalid_utf8(request.date));
-      return out;
-    }
-    // Parsed before anything is written: what goes to disk is known to load
-    // back as this concept.
-    std::string text = compose_concept(request, links);
-    if (text.size() > impl.options.max_file_bytes) {
-      out.error = fmt::format("the concept would be {} bytes, over max_file_bytes ({}); shorten the body",
-                              text.size(), impl.options.max_file_bytes);
-      return out;
-    }
-    Written written;
-    written.concept_file = detail::parse_file({*id + ".md", {}, detail::FileKind::concept_file}, impl.options, {text, {}});
-    if (!written.concept_file.loaded) {
-      out.error = fmt::format("the concept would not load: {}",
-                              written.concept_file.diagnostics.empty() ? std::string("unknown problem")
-                                                                       : written.concept_file.diagnostics[0].message);
-      return out;
-    }
-    if (out.error = write_files(impl.root, impl.options, *id, text, date, written); !out.error.empty()) return out;
-    impl.add_remembered(std::move(written.concept_file.parsed), std::move(written.log_file.entries));
-    out.id = std::move(*id);
-    out.links = std::move(links);
+    NewConcept made;
+    out.error = check_request(request, made);
+    if (out.error.empty() && find(made.id))
+      out.error = fmt::format("concept `{}` already exists; choose another concept_id", made.id);
+    if (out.error.empty()) out.error = impl.directory_clash(made.id);
+    if (out.error.empty()) out.error = compose_checked(request, impl.options, made);
+    std::string log_text;
+    if (out.error.empty())
+      out.error = write_files(impl.root, impl.options, made.id, made.parsed.parsed.item.title, made.text, made.date,
+                              log_text);
+    if (!out.error.empty()) return out;
+    detail::ParsedFile log = detail::parse_file({"log.md", {}, detail::FileKind::log}, impl.options, {log_text, {}});
+    impl.add_remembered(std::move(made.parsed.parsed), std::move(log.entries));
+    out.id = std::move(made.id);
+    out.links = std::move(made.links);
   } catch (const std::exception& e) {  // bad_alloc, yaml-cpp: still a value, never an escape
     out.id.clear();
     out.links.clear();
