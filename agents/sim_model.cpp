@@ -7,7 +7,9 @@
 #include <random>
 #include <set>
 
+#include "agents/context_prompt.hpp"
 #include "agents/hash.hpp"
+#include "agents/sim_answer.hpp"
 #include "retrieval/json_text.hpp"
 
 namespace okfbench::agents {
@@ -46,42 +48,8 @@ std::string lower(std::string_view text) {
   return out;
 }
 
-std::vector<std::string> words(std::string_view text) {
-  std::vector<std::string> out;
-  std::string current;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c >= 0x80) {
-      current += static_cast<char>(std::tolower(c));
-    } else if (!current.empty()) {
-      out.push_back(std::move(current));
-      current.clear();
-    }
-  }
-  if (!current.empty()) out.push_back(std::move(current));
-  return out;
-}
-
-const std::set<std::string>& stop_words() {
-  static const std::set<std::string> stop{
-      "the",   "and",   "for",   "with",   "what",  "how",   "why",   "when",  "where", "which", "who",
-      "does",  "did",   "should", "can",   "could", "would", "this",  "that",  "these", "those", "from",
-      "into",  "about", "after", "before", "are",   "was",   "were",  "have",  "has",   "had",   "you",
-      "your",  "our",   "its",   "not",    "but",   "all",   "any",   "step",  "please", "save", "note",
-      "remember", "tell", "explain", "there", "their", "them", "then", "than",  "also",  "get",   "got",
-      "way",   "use",   "used",  "using"};
-  return stop;
-}
-
-std::vector<std::string> question_terms(std::string_view question) {
-  std::vector<std::string> terms;
-  for (std::string& w : words(question))
-    if (w.size() >= 3 && !stop_words().count(w) && std::find(terms.begin(), terms.end(), w) == terms.end())
-      terms.push_back(std::move(w));
-  return terms;
-}
-
 bool wants_note(std::string_view question) {
-  for (const std::string& w : words(question))
+  for (const std::string& w : lower_words(question))
     if (w == "save" || w == "remember" || w == "note") return true;
   return false;
 }
@@ -134,6 +102,7 @@ struct State {
   std::vector<std::string> opened;  // ids whose open succeeded, in order
   std::set<std::string> attempted;  // ids open was called on
   std::string opened_text;          // lower-cased open results
+  std::vector<SimSource> read;      // what the opens returned, in order
   std::vector<Candidate> neighbours;
   std::map<std::string, Candidate> known;  // id -> title/description seen anywhere
 };
@@ -141,6 +110,26 @@ struct State {
 std::string concept_arg(const json& args) {
   std::string id = str(args, "concept_id");
   return id.empty() ? str(args, "path") : id;
+}
+
+// An open result as the model reads it: JSON from `open` (title, description,
+// body) or the text of `read_concept` ("# title", header lines, "---", body).
+SimSource source_from_open(const std::string& id, const std::string& result, const json& doc,
+                           const std::map<std::string, Candidate>& known) {
+  SimSource source{id, "", ""};
+  const auto seen = known.find(id);
+  std::string description = seen != known.end() ? seen->second.description : std::string();
+  if (doc.is_object()) {
+    source.title = str(doc, "title");
+    if (!str(doc, "description").empty()) description = str(doc, "description");
+    source.text = description + "\n\n" + str(doc, "body");
+  } else {
+    if (result.starts_with("# ")) source.title = result.substr(2, result.find('\n') - 2);
+    const auto rule = result.find("\n---\n");
+    source.text = description + "\n\n" + (rule == std::string::npos ? result : result.substr(rule + 5));
+  }
+  if (source.title.empty() && seen != known.end()) source.title = seen->second.title;
+  return source;
 }
 
 void absorb(State& s, const Roles& roles, const ToolCall& call, const std::string& result) {
@@ -175,6 +164,7 @@ void absorb(State& s, const Roles& roles, const ToolCall& call, const std::strin
     if (!failed) {
       s.opened.push_back(id);
       s.opened_text += lower(result);
+      s.read.push_back(source_from_open(id, result, doc, s.known));
     }
   } else if (call.name == roles.follow) {
     s.followed = true;
@@ -254,18 +244,9 @@ std::string slug(const std::vector<std::string>& terms) {
   return out.empty() ? "note" : out;
 }
 
-std::string answer_text(const State& s) {
-  if (s.opened.empty()) return "I could not find anything in the bundle that answers this.";
-  std::string text = "From the bundle:\n";
-  for (const std::string& id : s.opened) {
-    auto it = s.known.find(id);
-    std::string title = it != s.known.end() && !it->second.title.empty() ? it->second.title : id;
-    std::string description = it != s.known.end() ? it->second.description : std::string();
-    text += fmt::format("- {}{}{} [{}]\n", title, description.empty() ? "" : ": ", description, id);
-  }
-  std::string sources;
-  for (const std::string& id : s.opened) sources += (sources.empty() ? "" : ", ") + id;
-  return text + "Sources: " + sources;
+std::string answer_text(const State& s, const SimOptions& o, const retrieval::TokenCounter& counter) {
+  const std::size_t target = answer_target(o.answer_tokens, o.answer_tokens_spread, o.seed, s.question);
+  return compose_answer(s.question, s.read, target, counter);
 }
 
 bool first_steps(Reply& reply, const State& s, const Roles& roles, const SimOptions& o) {
@@ -326,12 +307,13 @@ bool follow_links(Reply& reply, const State& s, const Roles& roles, const SimOpt
   return false;
 }
 
-bool save_note(Reply& reply, const State& s, const Roles& roles, const std::vector<std::string>& terms) {
+bool save_note(Reply& reply, const State& s, const Roles& roles, const std::vector<std::string>& terms,
+               const SimOptions& o, const retrieval::TokenCounter& counter) {
   if (roles.remember.empty() || s.remembered || !wants_note(s.question)) return false;
   reply.call(roles.remember, {{"concept_id", "notes/" + slug(terms)},
                               {"title", "Note: " + s.question.substr(0, 80)},
                               {"description", "Saved by the sim agent"},
-                              {"body", answer_text(s)},
+                              {"body", answer_text(s, o, counter)},
                               {"links", s.opened}});
   return true;
 }
@@ -369,18 +351,28 @@ std::uint64_t message_hash(const Message& m) {
   for (const ToolCall& c : m.tool_calls) h = fnv1a(c.arguments, fnv1a(c.name, fnv1a(c.id, h)));
   return fnv1a(m.tool_call_id, h);
 }
+
+// The context path: answer from the packed blocks, as one call.
+Message answer_from_context(const ContextPrompt& prompt, const SimOptions& o, const retrieval::TokenCounter& counter) {
+  std::vector<SimSource> read;
+  for (const ContextBlock& b : prompt.blocks) read.push_back({b.id, b.title, b.text});
+  const std::size_t target = answer_target(o.answer_tokens, o.answer_tokens_spread, o.seed, prompt.question);
+  return Message{Role::assistant, compose_answer(prompt.question, read, target, counter), {}, {}, {}};
+}
 }  // namespace
 
-Message sim_decide(const ChatRequest& request, const SimOptions& options) {
+Message sim_decide(const ChatRequest& request, const SimOptions& options, const retrieval::TokenCounter& counter) {
   Roles roles = roles_of(request.tools);
   State s = read_state(request, roles);
+  if (ContextPrompt prompt; read_context_user_message(s.question, prompt))
+    return answer_from_context(prompt, options, counter);
   SimOptions o = varied(options, s.question);
   std::vector<std::string> terms = question_terms(s.question);
   Reply reply(s.assistant_turns + 1);
   if (first_steps(reply, s, roles, o) || open_candidates(reply, s, roles, o, terms) ||
-      follow_links(reply, s, roles, o, terms) || save_note(reply, s, roles, terms))
+      follow_links(reply, s, roles, o, terms) || save_note(reply, s, roles, terms, o, counter))
     return reply.take();
-  return Message{Role::assistant, answer_text(s), {}, {}, {}};
+  return Message{Role::assistant, answer_text(s, o, counter), {}, {}, {}};
 }
 
 SimModel::SimModel(SimOptions options, const retrieval::TokenCounter& counter)
@@ -430,7 +422,7 @@ std::int64_t SimModel::output_tokens(const Message& message) const {
 
 ChatResponse SimModel::chat(const ChatRequest& request) {
   std::optional<Message> first = options_.reply_first ? options_.reply_first(request) : std::nullopt;
-  Message message = first ? std::move(*first) : sim_decide(request, options_);
+  Message message = first ? std::move(*first) : sim_decide(request, options_, counter_);
   std::lock_guard lock(mutex_);
   CacheOutcome cache = cache_->apply(blocks(request), static_cast<double>(calls_++) * options_.seconds_per_call);
   ChatResponse response;

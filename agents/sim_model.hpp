@@ -20,11 +20,18 @@
 //      contains an uncovered term.
 //   4. If the question asks to save/remember a note and `remember` exists:
 //      remember a note under notes/<slug> linking what was opened.
-//   5. Answer: one line per opened concept (title, description) with its id
-//      in brackets, then "Sources: ...". Nothing found -> says so.
+//   5. Answer from what it opened (agents/sim_answer.hpp): cite the opened
+//      concepts that share terms with the question and restate their
+//      statements that carry those terms, about answer_tokens long.
+// A request whose last user message is a context-path prompt
+// (agents/context_prompt.hpp) is answered at once from the packed blocks the
+// same way, whatever tools it offers.
 // Question terms: lower-cased letter/digit runs of 3+ bytes minus a short
 // English stop list. seed != 0 varies search_k (3/5/8), max_open (1..3) and
-// open_ratio (+-0.15) deterministically per (seed, question).
+// open_ratio (+-0.15) deterministically per (seed, question), and draws the
+// answer length from answer_tokens +- answer_tokens_spread (answer_target()).
+// The answer length models retrieval behaviour, not language: a longer answer
+// restates more of what was read, never filler.
 //
 // Usage is counted on the request as OpenAI would tokenise it (the OpenAI
 // cookbook "How to count tokens with tiktoken"): 3 tokens per message plus
@@ -58,6 +65,10 @@ struct SimOptions {
   double open_ratio = 0.8;
   FollowLinks follow_links = FollowLinks::yes;
   std::uint64_t seed = 0;
+  // Answer length in output tokens: the mean, and the standard deviation of
+  // the per-question draw (used when seed != 0).
+  std::size_t answer_tokens = 300;
+  std::size_t answer_tokens_spread = 100;
   CacheKind cache = CacheKind::none;
   std::string model = "sim";  // reported model name; "haiku" in it raises the Anthropic minimum
   double seconds_per_call = 2.0;
@@ -67,8 +78,9 @@ struct SimOptions {
   std::function<std::optional<Message>(const ChatRequest&)> reply_first;
 };
 
-// The policy alone: the assistant message sim answers `request` with.
-Message sim_decide(const ChatRequest& request, const SimOptions& options);
+// The policy alone: the assistant message sim answers `request` with;
+// `counter` measures the answer's length.
+Message sim_decide(const ChatRequest& request, const SimOptions& options, const retrieval::TokenCounter& counter);
 
 class SimModel : public ChatModel {
  public:

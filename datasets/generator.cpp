@@ -730,6 +730,19 @@ std::string question_text(const PlannedConcept& c, bool multi_hop, Rng& rng) {
   return text;
 }
 
+// What a correct answer to question_text() must state, from the concept's
+// "# Details" list: the level for a metric or a cap, the reload schedule for a
+// dataset, the owner for a system, both level and owner otherwise.
+std::vector<std::string> answer_facts(std::size_t layer, const Facts& f) {
+  switch (layer) {
+    case 0: return {f.threshold};
+    case 1: return {f.refresh};
+    case 4: return {f.threshold};
+    case 7: return {f.owner};
+    default: return {f.threshold, f.owner};
+  }
+}
+
 std::vector<GeneratedQuestion> make_questions(const Plan& plan, const GeneratorOptions& options) {
   const std::size_t wanted = options.questions == 0 ? std::min<std::size_t>(options.concepts, 20) : options.questions;
   Rng rng(mix(options.seed, 0x0E5710ULL));
@@ -759,8 +772,7 @@ std::vector<GeneratedQuestion> make_questions(const Plan& plan, const GeneratorO
     if (multi_hop) {
       for (const std::string& d : depends) q.relevant.emplace_back(d, 1);
     }
-    const Facts f = facts_of(c, options.seed);
-    q.answer_facts = {f.threshold, f.owner};
+    q.answer_facts = answer_facts(c.layer, facts_of(c, options.seed));
     out.push_back(std::move(q));
   }
   return out;

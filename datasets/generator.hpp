@@ -31,7 +31,7 @@ namespace okfbench::datasets {
 
 // Bumped whenever the same options would give different files, so cached
 // generated bundles (okfbench run's cache_dir) are rebuilt.
-inline constexpr int kGeneratorVersion = 2;
+inline constexpr int kGeneratorVersion = 3;
 
 struct GeneratorOptions {
   std::size_t concepts = 100;
@@ -47,7 +47,7 @@ struct GeneratedQuestion {
   std::string id;
   std::string text;
   std::vector<std::pair<std::string, int>> relevant;  // concept id, grade; grade 2 first
-  std::vector<std::string> answer_facts;               // strings the answer should contain
+  std::vector<std::string> answer_facts;               // what the question asks, verbatim from the answer's body
 };
 
 struct GenerationSummary {

@@ -59,10 +59,25 @@ class QuestionReader {
     } else if (key == "relevant") {
       read_relevant(q, value);
     } else if (key == "answer_facts") {
-      if (!value.IsSequence()) fail(source_, line_of(value), "`answer_facts` must be a list of strings");
-      for (const auto& fact : value) q.answer_facts.push_back(scalar(fact, source_, "an answer fact"));
+      read_answer_facts(q, value);
     } else {
       fail(source_, line_of(key_node), "unknown key '" + key + "' (expected id, text, relevant, answer_facts)");
+    }
+  }
+
+  void read_answer_facts(Question& q, const YAML::Node& value) {
+    const std::string expected = "`answer_facts` must be a list of non-empty strings, e.g. [\"30 s\", \"CALL db.checkpoint()\"]";
+    if (!value.IsSequence()) fail(source_, line_of(value), expected);
+    int previous = line_of(value) - 1;
+    for (const auto& fact : value) {
+      // A bare "-" has no position of its own: it is the line after the entry before it.
+      const int line = fact.IsNull() && value.Style() != YAML::EmitterStyle::Flow ? previous + 1 : line_of(fact);
+      previous = line;
+      if (fact.IsNull() || (fact.IsScalar() && fact.Scalar().find_first_not_of(" \t\r\n") == std::string::npos)) {
+        fail(source_, line, expected + ": an entry is empty");
+      }
+      if (!fact.IsScalar()) fail(source_, line, expected + ": an entry is not a string");
+      q.answer_facts.push_back(fact.Scalar());
     }
   }
 

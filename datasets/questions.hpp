@@ -12,12 +12,13 @@
 //         "31715818": 1           # > 0 relevant (higher is better),
 //         "4983": 0               # 0 judged not relevant, < 0 unjudged
 //       answer_facts:             # optional: facts a good answer states
-//         - "..."
+//         - "..."                 # non-empty strings (numbers are read as text)
 //
 // Unknown keys, a repeated key anywhere (YAML keys are unique: a second `id`
 // or a concept judged twice), a missing id or text, a duplicate question id,
 // a grade that is not an integer in range (retrieval/numbers.hpp: plain
-// decimal, so not 1.5, 1e3 or 0x10) and a malformed file are InputErrors
+// decimal, so not 1.5, 1e3 or 0x10), answer_facts that are not a list of
+// non-empty strings and a malformed file are InputErrors
 // naming the file, the line and what to fix. check_concepts() reports
 // relevant ids that are not in a bundle. Qrels grades obey the same range.
 //

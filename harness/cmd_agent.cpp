@@ -215,6 +215,13 @@ void add_agent_command(CLI::App& app, Action& action) {
       ->check(number_in(harness::limits::sim_open_ratio))
       ->capture_default_str();
   cmd->add_flag("--sim-no-follow", args->sim_no_follow, "Sim: never follow links of what it opened");
+  cmd->add_option("--sim-answer-tokens", args->sim.answer_tokens, "Sim: mean answer length in output tokens")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--sim-answer-spread", args->sim.answer_tokens_spread,
+                  "Sim: standard deviation of the answer length across questions (with --seed)")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
   cmd->add_option("--record", args->record, "Append each new exchange to this cassette (JSONL, keys redacted)");
   cmd->add_option("--cache-db", args->cache_db, "SQLite response cache: repeated requests are not sent again");
   cmd->add_flag("--verbose", args->verbose, "Also print per-turn token counts");

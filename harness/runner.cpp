@@ -18,6 +18,7 @@
 
 #include "agents/agent.hpp"
 #include "agents/bundle_tools.hpp"
+#include "agents/context_prompt.hpp"
 #include "agents/provider_models.hpp"
 #include "agents/sim_model.hpp"
 #include "datasets/convert.hpp"
@@ -478,10 +479,6 @@ void add_evidence(reports::TrialRecord& r, const datasets::Question& q, const st
   if (scores.recall) r.measures.push_back({"citation_recall", *scores.recall});
 }
 
-constexpr const char* kContextSystemPrompt =
-    "Answer the question from the context below. Cite the concept ids you rely on in square brackets, "
-    "e.g. [runbooks/slow-queries]. If the context does not answer the question, say so.";
-
 void run_context_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets::Question& q, agents::ChatModel& model,
                        const retrieval::TokenCounter& counter, double& retrieval_ms) {
   retrieval::ContextOptions options;
@@ -503,8 +500,8 @@ void run_context_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets:
   r.context_tokens = static_cast<std::int64_t>(pack.tokens);
   agents::ChatRequest request;
   request.model = r.config.model;
-  request.messages.push_back({agents::Role::system, kContextSystemPrompt, {}, {}, {}});
-  request.messages.push_back({agents::Role::user, fmt::format("Context:\n\n{}\n\nQuestion: {}", pack.text, q.text), {}, {}, {}});
+  request.messages.push_back({agents::Role::system, std::string(agents::kContextSystemPrompt), {}, {}, {}});
+  request.messages.push_back({agents::Role::user, agents::context_user_message(pack.text, q.text), {}, {}, {}});
   const agents::ChatResponse response = model.chat(request);
   reports::TurnRecord turn = turn_from_usage(response.usage);
   turn.new_input_tokens = turn.input_tokens;  // the first call sends everything for the first time

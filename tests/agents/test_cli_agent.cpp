@@ -24,7 +24,7 @@ TEST(CliAgent, PrintsToolCallsSummaryAndAnswer) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("turn(s), 3 tool call(s), "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("A: From the bundle:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("A: **Triaging a slow graph query** [runbooks/slow-queries]\n- "), std::string::npos) << r.out;
 }
 
 TEST(CliAgent, JsonOutputAndSubsets) {
@@ -53,7 +53,11 @@ TEST(CliAgent, SimKnobsChangeItsPolicy) {
   EXPECT_EQ(one["opened"][0], plain["opened"][0]);
   EXPECT_NE(one.dump().find(R"({\"k\":3,)"), std::string::npos) << one.dump();  // the search call asked for 3
   EXPECT_EQ(run("--sim-max-open 0")["opened"].size(), 0u);
-  for (const char* bad : {"--sim-open-ratio 2", "--sim-search-k 0", "--sim-max-open -1"})
+  // The answer length knob: the answer restates less of what it opened.
+  const auto output_tokens = [](const nlohmann::json& j) { return j["turns"].back()["output_tokens"].get<int>(); };
+  EXPECT_LT(output_tokens(run("--sim-answer-tokens 60")), output_tokens(run("--sim-answer-tokens 250")));
+  for (const char* bad : {"--sim-open-ratio 2", "--sim-search-k 0", "--sim-max-open -1", "--sim-answer-tokens 0",
+                          "--sim-answer-spread -1"})
     EXPECT_EQ(test::run_command(fmt::format("{} agent {} q {}", okfbench(), demo(), bad)).exit_code, 2) << bad;
 }
 

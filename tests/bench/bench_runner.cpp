@@ -219,7 +219,7 @@ void BM_SimPolicyOfATrial(benchmark::State& state) {
   options.seed = 1;
   std::size_t i = 0;
   for (auto _ : state) {
-    for (const auto& request : trials[i++ % trials.size()]) benchmark::DoNotOptimize(agents::sim_decide(request, options));
+    for (const auto& request : trials[i++ % trials.size()]) benchmark::DoNotOptimize(agents::sim_decide(request, options, counter()));
   }
 }
 BENCHMARK(BM_SimPolicyOfATrial)->Unit(benchmark::kMicrosecond);

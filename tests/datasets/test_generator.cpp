@@ -260,6 +260,33 @@ TEST(Generator, QuestionsHaveKnownGradedAnswersAndDoNotCopyTitles) {
   EXPECT_EQ(parsed[0]["text"].as<std::string>(), summary.questions[0].text);
 }
 
+TEST(Generator, AThousandQuestionsEachCarryFactsVerbatimFromTheirAnswersBody) {
+  const fs::path out = fresh_dir("gen-facts");
+  GeneratorOptions options;
+  options.concepts = 5000;
+  options.seed = 4;
+  options.questions = 1000;
+  options.threads = 2;
+  const auto summary = generate_bundle(options, out);
+  ASSERT_EQ(summary.questions.size(), 1000u);
+  std::size_t two_facts = 0;
+  for (const auto& q : summary.questions) {
+    ASSERT_FALSE(q.answer_facts.empty()) << q.id;
+    const std::string body = parse_concept(read_file(out / (q.relevant.front().first + ".md"))).body;
+    for (const std::string& fact : q.answer_facts) {
+      EXPECT_FALSE(fact.empty()) << q.id;
+      EXPECT_NE(body.find(fact), std::string::npos) << q.id << ": " << fact << " not in " << q.relevant.front().first;
+    }
+    // A question about how often data is reloaded asks for the refresh schedule.
+    if (q.text.find("how often is it reloaded") != std::string::npos) {
+      EXPECT_TRUE(q.answer_facts[0].starts_with("every ")) << q.id;
+    }
+    two_facts += q.answer_facts.size() == 2;
+  }
+  EXPECT_GT(two_facts, 0u);
+  EXPECT_LT(two_facts, summary.questions.size());
+}
+
 TEST(Generator, RefusesANonEmptyFolderAndBadSizes) {
   const fs::path out = fresh_dir("gen-refuse");
   test::write_file(out / "keep.txt", "mine");

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "reports/graders.hpp"
 #include "retrieval/error.hpp"
 #include "tests/support/test_support.hpp"
 
@@ -107,6 +108,56 @@ TEST(Questions, GradesAreRangeCheckedIntegers) {
   const QuestionSet set = parse_questions("questions:\n  - id: a\n    text: x\n    relevant: {c1: 1000000, c2: -1000000, c3: \"2\"}\n",
                                           "q.yaml");
   EXPECT_EQ(set.questions[0].relevant, (std::map<std::string, int>{{"c1", 1'000'000}, {"c2", -1'000'000}, {"c3", 2}}));
+}
+
+TEST(Questions, AnswerFactsMustBeAListOfNonEmptyStrings) {
+  const std::string head = "questions:\n  - id: a\n    text: x\n";
+  EXPECT_THAT(error_of(head + "    answer_facts: 30 s\n"),
+              HasSubstr("q.yaml:4: `answer_facts` must be a list of non-empty strings"));
+  EXPECT_THAT(error_of(head + "    answer_facts: {a: 1}\n"), HasSubstr("q.yaml:4: `answer_facts` must be a list"));
+  EXPECT_THAT(error_of(head + "    answer_facts:\n      - \"30 s\"\n      - \"\"\n"),
+              HasSubstr("q.yaml:6: `answer_facts` must be a list of non-empty strings, e.g. [\"30 s\", "
+                        "\"CALL db.checkpoint()\"]: an entry is empty"));
+  EXPECT_THAT(error_of(head + "    answer_facts: [\"ok\", \"  \"]\n"), HasSubstr("q.yaml:4:"));
+  EXPECT_THAT(error_of(head + "    answer_facts: [\"ok\", \"  \"]\n"), HasSubstr("an entry is empty"));
+  EXPECT_THAT(error_of(head + "    answer_facts:\n      - ok\n      - [nested]\n"),
+              HasSubstr("q.yaml:6: `answer_facts` must be a list of non-empty strings, e.g. [\"30 s\", "
+                        "\"CALL db.checkpoint()\"]: an entry is not a string"));
+  EXPECT_THAT(error_of(head + "    answer_facts:\n      - ok\n      -\n"), HasSubstr("q.yaml:6: `answer_facts`"));
+  EXPECT_THAT(error_of(head + "    answer_facts:\n      -\n      - ok\n    relevant: {}\n"),
+              HasSubstr("q.yaml:5: `answer_facts` must be a list of non-empty strings, e.g. [\"30 s\", "
+                        "\"CALL db.checkpoint()\"]: an entry is empty"));
+  // Numbers are facts too: YAML scalars are read as their text.
+  QuestionSet set = parse_questions(head + "    answer_facts: [1000, \"k = 60\"]\n", "q.yaml");
+  EXPECT_EQ(set.questions[0].answer_facts, (std::vector<std::string>{"1000", "k = 60"}));
+}
+
+// Every shipped question has answer facts, and each fact is text of one of its
+// relevant concepts by the facts grader's own matching rule.
+void expect_facts_from_relevant_concepts(const fs::path& questions, const fs::path& bundle_root) {
+  const QuestionSet set = load_questions(questions);
+  const retrieval::Bundle bundle = retrieval::Bundle::load(bundle_root);
+  ASSERT_FALSE(set.questions.empty());
+  for (const Question& q : set.questions) {
+    EXPECT_FALSE(q.answer_facts.empty()) << questions << ": " << q.id;
+    std::string text;
+    for (const auto& [id, grade] : q.relevant) {
+      const retrieval::Concept* c = bundle.find(id);
+      ASSERT_NE(c, nullptr) << id;
+      if (grade > 0) text += c->title + "\n" + c->description + "\n" + c->body + "\n";
+    }
+    const reports::FactsMatch match = reports::match_facts(q.answer_facts, text);
+    EXPECT_TRUE(match.missing.empty()) << questions << ": " << q.id << ": not in its relevant concepts: "
+                                       << ::testing::PrintToString(match.missing);
+  }
+}
+
+TEST(Questions, ShippedSetsCarryAnswerFactsFromTheirRelevantConcepts) {
+  const fs::path questions = test::source_dir() / "datasets/experiments/questions";
+  expect_facts_from_relevant_concepts(questions / "demo.yaml", test::source_dir() / "datasets/bundles/demo");
+  if (!test::have_data()) GTEST_SKIP() << "no reference data: the four real bundles' sets were not checked";
+  for (const char* name : {"acme_retail", "ga4", "stackoverflow", "crypto_bitcoin"})
+    expect_facts_from_relevant_concepts(questions / (std::string(name) + ".yaml"), test::data_root() / "okf" / name);
 }
 
 TEST(Questions, CheckConceptsNamesUnknownIdsWithTheirLines) {
