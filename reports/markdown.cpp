@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <set>
 #include <string_view>
 #include <utility>
@@ -120,10 +121,23 @@ std::string score_text(const GraderStats& g) {
   return g.mean_score ? format_decimal(*g.mean_score, 3) : "n/a";
 }
 
+// Grader names in registry order (facts, citations, answered, judge), then any other.
+std::vector<std::string> grader_order(const SummaryRow& row) {
+  std::vector<std::string> names;
+  for (const auto& name : grader_names()) {
+    if (row.grades.count(name)) names.push_back(name);
+  }
+  for (const auto& [name, g] : row.grades) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  return names;
+}
+
 std::string graders_section(const Summary& s) {
   std::string out;
   for (const auto& row : s.rows) {
-    for (const auto& [name, g] : row.grades) {
+    for (const auto& name : grader_order(row)) {
+      const GraderStats& g = row.grades.at(name);
       out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", row.bundle, row.label, name, g.graded,
                          g.not_graded, g.judge_errors, score_text(g),
                          g.share_correct ? fmt::format("{} ({})", g.correct, format_share(g.share_correct)) : "n/a");
