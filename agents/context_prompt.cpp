@@ -23,8 +23,10 @@ bool block_starts_at(std::string_view pack, std::size_t at) {
 
 // Everything after the header lines, less the trailing citations and the truncation marker.
 std::string block_text(std::string_view rest) {
-  if (const auto cut = rest.rfind("\n[truncated: "); cut != std::string_view::npos && rest.ends_with("tokens shown]"))
-    rest = rest.substr(0, cut);
+  if (rest.ends_with("tokens shown]")) {
+    const auto cut = rest.rfind("[truncated: ");
+    if (cut != std::string_view::npos && (cut == 0 || rest[cut - 1] == '\n')) rest = rest.substr(0, cut == 0 ? 0 : cut - 1);
+  }
   if (const auto citations = rest.rfind("\n\nCitations:\n"); citations != std::string_view::npos)
     rest = rest.substr(0, citations);
   return std::string(rest);
@@ -35,7 +37,14 @@ ContextBlock parse_block(std::string_view block) {
   b.title = std::string(first_line(block).substr(4));
   std::string_view id_line = first_line(after_first_line(block)).substr(4);
   b.id = std::string(id_line.substr(0, id_line.find(" | ")));
-  b.text = block_text(after_first_line(after_first_line(block)));
+  // After the id line: the description line when there is one, then a blank line and the body.
+  std::string_view rest = after_first_line(after_first_line(block));
+  if (!rest.empty() && rest.front() != '\n') {
+    b.description = std::string(first_line(rest));
+    rest = after_first_line(rest);
+  }
+  if (rest.starts_with('\n')) rest.remove_prefix(1);
+  b.text = block_text(rest);
   return b;
 }
 

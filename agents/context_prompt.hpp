@@ -29,7 +29,8 @@ std::string context_user_message(std::string_view pack_text, std::string_view qu
 struct ContextBlock {
   std::string id;
   std::string title;
-  std::string text;  // description and body, without the header lines, citations or truncation marker
+  std::string description;  // the line after the id line, "" when the concept has none
+  std::string text;         // the body, without citations or the truncation marker
 };
 
 struct ContextPrompt {

@@ -207,17 +207,19 @@ struct ReadSource {
   std::vector<Statement> statements;
   std::vector<std::size_t> terms;  // per statement: how many question terms it carries
   std::vector<bool> chosen;
-  std::vector<std::string> shared;  // the question terms in the title and text
+  std::vector<std::string> shared;  // the question terms in the title, description and text
+  std::size_t about = 0;             // how many of them the title and description carry
   bool relevant = false;
 };
 
 ReadSource read_source(const SimSource& s, const std::vector<std::string>& terms) {
   ReadSource r;
   r.source = &s;
-  r.statements = statements(s.text);
+  r.statements = statements(s.description + "\n\n" + s.text);
   for (const Statement& st : r.statements) r.terms.push_back(terms_in(st.text, terms).size());
   r.chosen.assign(r.statements.size(), false);
-  r.shared = terms_in(s.title + "\n" + s.text, terms);
+  r.shared = terms_in(s.title + "\n" + s.description + "\n" + s.text, terms);
+  r.about = terms_in(s.title + "\n" + s.description, terms).size();
   return r;
 }
 
@@ -259,11 +261,12 @@ std::string nothing_relevant(const std::vector<SimSource>& read, const std::vect
                      fmt::join(ids, ", "), looked_for);
 }
 
-// The relevant source sharing the most question terms, the first on ties.
+// The relevant source most about the question (see the header).
 std::size_t main_source(const std::vector<ReadSource>& read) {
   std::size_t main = read.size();
+  auto rank = [&](std::size_t s) { return std::pair(read[s].about, read[s].shared.size()); };
   for (std::size_t s = 0; s < read.size(); ++s)
-    if (read[s].relevant && (main == read.size() || read[s].shared.size() > read[main].shared.size())) main = s;
+    if (read[s].relevant && (main == read.size() || rank(s) > rank(main))) main = s;
   return main;
 }
 

@@ -9,19 +9,20 @@
 //      English stop list, each once. A term occurs in a text when one of the
 //      text's words equals it, or equals it with a final "s" added or removed.
 //   2. A source (a packed block or an opened concept) shares the question
-//      terms its title and text contain. Taken from the one sharing the most
+//      terms its title, description and text contain. Taken from the one sharing the most
 //      down (ties in reading order), a source is relevant when it shares at
 //      least half as many terms as the first, or a term that no relevant
 //      source before it has. Every relevant source is cited as [id], in the
 //      order they reached the model.
-//   3. Each source's text is cut into statements (statements()): sentences of
+//   3. Each source's description and text are cut into statements (statements()): sentences of
 //      prose, list items, table rows, fenced code blocks; headings, list
 //      items that are only a link, footnote definitions and truncation
 //      markers are not statements.
 //   4. Statements are chosen until the answer reaches about target_tokens
-//      (counted with `counter`). First the main source, the relevant one
-//      sharing the most terms (the first on ties), as the concept that
-//      answers: its best statement (most question terms, the first on ties),
+//      (counted with `counter`). First the main source, the concept that
+//      answers: the relevant one whose title and description carry the most
+//      question terms (what it is about), then the one sharing the most terms
+//      in all, then the first. Its best statement (most question terms, the first on ties),
 //      then its other statements in their own order. Then the other relevant
 //      sources' statements that carry question terms, most terms first,
 //      earlier sources and positions first; then their other statements,
@@ -47,7 +48,8 @@ namespace okfbench::agents {
 struct SimSource {
   std::string id;
   std::string title;
-  std::string text;  // description and body (markdown) as the model saw them
+  std::string description;
+  std::string text;  // the body (markdown) as the model saw it
 };
 
 // Lower-cased letter/digit runs (bytes >= 0x80 count as letters).

@@ -116,17 +116,17 @@ std::string concept_arg(const json& args) {
 // body) or the text of `read_concept` ("# title", header lines, "---", body).
 SimSource source_from_open(const std::string& id, const std::string& result, const json& doc,
                            const std::map<std::string, Candidate>& known) {
-  SimSource source{id, "", ""};
+  SimSource source{id, "", "", ""};
   const auto seen = known.find(id);
-  std::string description = seen != known.end() ? seen->second.description : std::string();
+  if (seen != known.end()) source.description = seen->second.description;
   if (doc.is_object()) {
     source.title = str(doc, "title");
-    if (!str(doc, "description").empty()) description = str(doc, "description");
-    source.text = description + "\n\n" + str(doc, "body");
+    if (!str(doc, "description").empty()) source.description = str(doc, "description");
+    source.text = str(doc, "body");
   } else {
     if (result.starts_with("# ")) source.title = result.substr(2, result.find('\n') - 2);
     const auto rule = result.find("\n---\n");
-    source.text = description + "\n\n" + (rule == std::string::npos ? result : result.substr(rule + 5));
+    source.text = rule == std::string::npos ? result : result.substr(rule + 5);
   }
   if (source.title.empty() && seen != known.end()) source.title = seen->second.title;
   return source;
@@ -355,7 +355,7 @@ std::uint64_t message_hash(const Message& m) {
 // The context path: answer from the packed blocks, as one call.
 Message answer_from_context(const ContextPrompt& prompt, const SimOptions& o, const retrieval::TokenCounter& counter) {
   std::vector<SimSource> read;
-  for (const ContextBlock& b : prompt.blocks) read.push_back({b.id, b.title, b.text});
+  for (const ContextBlock& b : prompt.blocks) read.push_back({b.id, b.title, b.description, b.text});
   const std::size_t target = answer_target(o.answer_tokens, o.answer_tokens_spread, o.seed, prompt.question);
   return Message{Role::assistant, compose_answer(prompt.question, read, target, counter), {}, {}, {}};
 }

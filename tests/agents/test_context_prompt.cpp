@@ -32,7 +32,8 @@ TEST(ContextPrompt, ReadsBackEveryPackedBlockOfARealPack) {
     const retrieval::Concept& c = *demo.bundle.find(pack.concepts[i].id);
     EXPECT_EQ(prompt.blocks[i].id, c.id);
     EXPECT_EQ(prompt.blocks[i].title, c.title);
-    EXPECT_TRUE(prompt.blocks[i].text.starts_with(c.description)) << c.id;
+    EXPECT_EQ(prompt.blocks[i].description, c.description) << c.id;
+    EXPECT_EQ(prompt.blocks[i].text.substr(0, 40), c.body.substr(c.body.find_first_not_of(" \n"), 40)) << c.id;
     EXPECT_EQ(prompt.blocks[i].text.find("id: "), std::string::npos) << c.id;         // no header line
     EXPECT_EQ(prompt.blocks[i].text.find("\nCitations:\n"), std::string::npos) << c.id;  // no citations
   }

@@ -59,10 +59,10 @@ TEST(SimAnswer, TermsAreWholeWordsWithPluralsBothWays) {
 TEST(SimAnswer, CitesTheRelevantSourcesAndRestatesWhatCarriesTheTerms) {
   ByteCounter counter;  // one token per byte: the budget below is worked out by hand
   const std::vector<SimSource> read{
-      {"metrics/lag", "Replica lag", "Seconds behind the primary.\n\nAlert at 30 s. Dashboards refresh hourly."},
-      {"glossary/page", "Page", "Memory pages."},
-      {"runbooks/lag", "", "Check the replica lag on disk."},
-      {"glossary/replica", "Replica", "A read copy."}};
+      {"metrics/lag", "Replica lag", "Seconds behind the primary.", "Alert at 30 s. Dashboards refresh hourly."},
+      {"glossary/page", "Page", "", "Memory pages."},
+      {"runbooks/lag", "", "", "Check the replica lag on disk."},
+      {"glossary/replica", "Replica", "", "A read copy."}};
   // Terms: replica, lag, alert. metrics/lag shares 3 (the main source), runbooks/lag 2 (at least half
   // of 3: relevant), glossary/replica 1 (less than half, and "replica" is covered: not relevant),
   // glossary/page none. Fixed part: "Sources: [metrics/lag], [runbooks/lag]" (38). The main source's
@@ -82,11 +82,23 @@ TEST(SimAnswer, CitesTheRelevantSourcesAndRestatesWhatCarriesTheTerms) {
             "Sources: [metrics/lag], [runbooks/lag]");
 }
 
+TEST(SimAnswer, TheMainSourceIsTheOneWhoseTitleAndDescriptionCarryTheTerms) {
+  ByteCounter counter;
+  // The table mentions more of the question's terms in its long body; the reference is about them.
+  const std::vector<SimSource> read{
+      {"tables/posts", "Posts", "Every post.", "Rows carry a license, a date and a score. Licenses change by date."},
+      {"references/licenses", "Content licenses", "Which license a post has by date.", "CC BY-SA 4.0 from 2018-05-02."}};
+  const std::string answer = compose_answer("Which license did a post have on a date?", read, 40, counter);
+  EXPECT_TRUE(answer.starts_with("**Content licenses** [references/licenses]\n- Which license a post has by date.\n"))
+      << answer;
+  EXPECT_NE(answer.find("Sources: [tables/posts], [references/licenses]"), std::string::npos) << answer;
+}
+
 TEST(SimAnswer, NothingRelevantIsSaidPlainlyWithoutCitations) {
   ByteCounter counter;
   EXPECT_EQ(compose_answer("Why is the replica lagging?", {}, 300, counter),
             "I found nothing in the bundle about replica, lagging, so I cannot answer this.");
-  EXPECT_EQ(compose_answer("Why is the replica lagging?", {{"glossary/page", "Page", "Memory pages."}}, 300, counter),
+  EXPECT_EQ(compose_answer("Why is the replica lagging?", {{"glossary/page", "Page", "", "Memory pages."}}, 300, counter),
             "None of what I read (glossary/page) mentions replica, lagging, so I cannot answer this from the bundle.");
 }
 
