@@ -10,6 +10,8 @@
 
 #include "agents/hash.hpp"
 #include "agents/http.hpp"
+#include "agents/json_util.hpp"
+#include "agents/secrets.hpp"
 #include "agents/sqlite_statement.hpp"
 #include "retrieval/analyzer.hpp"
 #include "retrieval/digest.hpp"
@@ -48,8 +50,9 @@ class OpenAIEmbedder : public retrieval::Embedder {
       Headers headers{{"Content-Type", "application/json"}};
       if (!endpoint_.api_key.empty()) headers.emplace_back("Authorization", "Bearer " + endpoint_.api_key);
       std::string url = endpoint_.base_url + "/embeddings";
-      HttpResult result = post_json(url, headers, json_text(body), endpoint_.retry, "OpenAI " + url);
-      for (auto& v : embeddings_from_json(result.body, end - begin, "OpenAI " + url)) out.push_back(std::move(v));
+      std::string what = "OpenAI " + display_url(url);
+      HttpResult result = post_json(url, headers, json_text(body), endpoint_.retry, what);
+      for (auto& v : embeddings_from_json(result.body, end - begin, what)) out.push_back(std::move(v));
     }
     return out;
   }
@@ -159,6 +162,8 @@ std::vector<float> sim_embedding(std::string_view text) {
 
 std::vector<std::vector<float>> embeddings_from_json(const std::string& body, std::size_t expected,
                                                      const std::string& what) {
+  if (json_util::nesting_depth(body) > json_util::kMaxDepth)
+    throw InputError(fmt::format("{}: the response nests deeper than {} levels; refused", what, json_util::kMaxDepth));
   json j = json::parse(body, nullptr, false);
   if (j.is_discarded() || !j.is_object())
     throw InputError(fmt::format("{}: the response is not a JSON object; check that the URL is an OpenAI-compatible "

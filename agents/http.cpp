@@ -180,6 +180,12 @@ double backoff_delay(const RetryPolicy& policy, int attempt, std::optional<doubl
 
 HttpResult post_json(const std::string& url, const Headers& headers, const std::string& body,
                      const RetryPolicy& policy, const std::string& what) {
+  // resolve_endpoint checked these against where they came from; this is the
+  // last line before libcurl, for every caller.
+  for (const auto& [name, value] : headers) {
+    check_header_name(name, "header");
+    check_header_value(value, "header " + name);
+  }
   const int attempts = std::max(1, policy.max_attempts);
   const std::vector<std::string> secrets = secrets_of(headers);
   double elapsed = 0;  // attempts plus waits, so a recording `sleep` counts as time passed

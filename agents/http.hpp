@@ -69,6 +69,8 @@ using Headers = std::vector<std::pair<std::string, std::string>>;
 // POSTs `body` to `url`; returns the first 2xx response. Throws CallError
 // after a permanent failure, when attempts run out or at the deadline; `what`
 // names the endpoint in messages ("OpenAI chat/completions at http://...").
+// Throws UsageError, before sending anything, for a header name that is not
+// a token or a value with a control character.
 HttpResult post_json(const std::string& url, const Headers& headers, const std::string& body,
                      const RetryPolicy& policy, const std::string& what);
 

@@ -31,6 +31,7 @@
 #include "reports/summary.hpp"
 #include "retrieval/bundle.hpp"
 #include "retrieval/error.hpp"
+#include "retrieval/json_text.hpp"
 
 namespace okfbench::cli {
 namespace {
@@ -251,7 +252,7 @@ std::string json_text(const Graded& g, const reports::PricingTable& pricing) {
                         {"agreement_with_facts", {{"pairs", agree.pairs}, {"share", number(agree.share)}, {"kappa", number(agree.kappa)}}},
                         {"note", judge.model == "sim" ? json(reports::kSimJudgeNote) : json(nullptr)}};
   }
-  return json{{"grades", grades}, {"summary", summary}}.dump(2) + "\n";
+  return okfbench::json_text(json{{"grades", grades}, {"summary", summary}}, 2) + "\n";
 }
 
 int run_grade(const GradeArgs& a) {

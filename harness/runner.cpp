@@ -522,6 +522,7 @@ void run_agent_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets::Q
   for (std::size_t i = 0; i < run.turns.size(); ++i) {
     reports::TurnRecord turn = turn_from_usage(run.turns[i].usage);
     if (i < summary.new_input_per_turn.size()) turn.new_input_tokens = summary.new_input_per_turn[i];
+    turn.dropped_tool_calls = static_cast<std::int64_t>(run.turns[i].dropped_tool_calls);
     for (const auto& call : run.tool_calls) {
       if (call.turn != run.turns[i].turn) continue;
       turn.tool_calls.push_back({call.name, call.arguments, static_cast<std::int64_t>(call.result_bytes), call.error, call.repeated});

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "retrieval/error.hpp"
+#include "retrieval/json_text.hpp"
 
 namespace okfbench::reports {
 
@@ -42,7 +43,7 @@ std::string_view trimmed(std::string_view s) {
 }
 
 std::string reply_json(Verdict v, const std::string& reason) {
-  return json{{"verdict", to_string(v)}, {"reason", reason}}.dump();
+  return json_text(json{{"verdict", to_string(v)}, {"reason", reason}});
 }
 
 // The majority verdict of conforming votes; ties go to the lower verdict.
@@ -212,7 +213,7 @@ JudgePrompt judge_prompt(const GradeInput& in) {
     if (grade > 0) ids.push_back(id);
   }
   std::string user = fmt::format("Question: {}\nExpected facts: {}\nReference concept ids: {}\nAnswer ({} bytes):\n{}\n\nReference:\n",
-                                 json(in.question).dump(), json(in.answer_facts).dump(), json(ids).dump(),
+                                 json_text(json(in.question)), json_text(json(in.answer_facts)), json_text(json(ids)),
                                  in.answer.size(), in.answer);
   if (in.references.empty()) user += "(no reference text was given)\n";
   for (const auto& r : in.references) user += fmt::format("### {}\n{}\n\n", r.id, r.text);

@@ -147,7 +147,8 @@ void to_json(json& j, const TurnRecord& v) {
            {"cache_write_tokens", opt(v.cache_write_tokens)},
            {"output_tokens", opt(v.output_tokens)},
            {"new_input_tokens", opt(v.new_input_tokens)},
-           {"tool_calls", v.tool_calls}};
+           {"tool_calls", v.tool_calls},
+           {"dropped_tool_calls", v.dropped_tool_calls}};
 }
 
 void from_json(const json& j, TurnRecord& v) {
@@ -158,6 +159,7 @@ void from_json(const json& j, TurnRecord& v) {
   read(j, "output_tokens", v.output_tokens);
   read(j, "new_input_tokens", v.new_input_tokens);
   read(j, "tool_calls", v.tool_calls);
+  read(j, "dropped_tool_calls", v.dropped_tool_calls);
 }
 
 void to_json(json& j, const PackedConcept& v) { j = json{{"id", v.id}, {"tokens", v.tokens}, {"reason", v.reason}}; }

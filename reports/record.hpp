@@ -78,6 +78,8 @@ struct TurnRecord {
   // input_tokens is re-sent conversation prefix).
   std::optional<std::int64_t> new_input_tokens;
   std::vector<ToolCallRecord> tool_calls;
+  // Calls the model asked for beyond the per-turn cap; not run (0 in older records).
+  std::int64_t dropped_tool_calls = 0;
   bool operator==(const TurnRecord&) const = default;
 };
 

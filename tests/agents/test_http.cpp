@@ -15,6 +15,7 @@
 #include <cstdio>
 
 #include "agents/mock_server.hpp"
+#include "retrieval/error.hpp"
 #include "tests/agents/fake_kb.hpp"
 
 namespace okfbench::agents {
@@ -214,6 +215,13 @@ TEST(Http, ErrorsCarryNoHeaderValue) {
     EXPECT_EQ(message.find("SECRET"), std::string::npos) << message;
     EXPECT_NE(message.find("Incorrect API key provided: [REDACTED]"), std::string::npos) << message;
   }
+}
+
+TEST(Http, HeadersWithControlCharactersAreRefusedBeforeSending) {
+  Server s("");
+  EXPECT_THROW(post_json(s.url(), {{"Authorization", "Bearer a\r\nX-Injected: y"}}, kBody, quick(), "t"), UsageError);
+  EXPECT_THROW(post_json(s.url(), {{"Bad Name", "v"}}, kBody, quick(), "t"), UsageError);
+  EXPECT_EQ(s.server.requests(), 0u);
 }
 
 TEST(Http, BackoffIsExponentialWithJitterCappedAndRetryAfterWins) {

@@ -187,6 +187,19 @@ TEST(CmdRun, A0xFFReplyAndALatin1QuestionIdNeverAbortAndTheRunResumes) {
   EXPECT_NE(again.out.find("2 stored before"), std::string::npos) << again.out;
 }
 
+TEST(CmdRun, ToolCallsBeyondThePerTurnCapAreRecordedAsDropped) {
+  Endpoint e("calls:1:200");
+  fs::path dir = test::fresh_dir("cmd-run-calls");
+  write_spec(dir, question("q1", "Why is the replica lagging?"));
+  test::CommandResult r = run(dir, environment(e));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<nlohmann::json> stored = records(dir);
+  ASSERT_EQ(stored.size(), 1u);
+  const nlohmann::json& first = stored[0]["turns"][0];
+  EXPECT_EQ(first["tool_calls"].size(), 64u);
+  EXPECT_EQ(first["dropped_tool_calls"], 136);
+}
+
 TEST(CmdRun, ToolArgumentsNested100000DeepFailTheTrialCleanly) {
   Endpoint e("deep:1:100000");
   fs::path dir = test::fresh_dir("cmd-run-deep");
