@@ -58,6 +58,7 @@ int run(const RunArgs& args) {
   std::printf("\n%zu trials planned: %zu run now (%zu failed), %zu stored before; spent $%.4f", result.planned, result.ran,
               result.failed, result.already_stored, result.spent_usd);
   if (result.unpriced > 0) std::printf(" (%zu trials without a price)", result.unpriced);
+  if (result.judge_spent_usd > 0) std::printf(" and $%.4f on the judge", result.judge_spent_usd);
   std::printf("; %.1f s\n", result.seconds);
   std::printf("wrote report.md, report.json, results.sqlite, results.jsonl and manifest.json to %s\n",
               result.out_dir.string().c_str());

@@ -713,12 +713,19 @@ reports::TrialRecord run_trial(RunState& s, const PlannedTrial& t) {
   return r;
 }
 
+// What the judge of a trial cost; 0 without a judge or a price for it. The
+// cost cap counts it (it is money spent), reports never add it to the path.
+double judge_spend(const reports::TrialRecord& r, const reports::PricingTable& pricing) {
+  return r.judge_usage ? reports::judge_cost(*r.judge_usage, pricing).value_or(0.0) : 0.0;
+}
+
 void record_finished(RunState& s, const reports::TrialRecord& r) {
   s.store.add(r);
   const auto cost = reports::trial_cost(r, s.pricing);
   std::lock_guard lock(s.mutex);
   ++s.done;
   if (!r.error.empty()) ++s.failed;
+  s.spent += judge_spend(r, s.pricing);
   if (cost.dollars) {
     s.spent += *cost.dollars;
   } else {
@@ -794,6 +801,7 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
   state.graders = make_graders(spec.graders, judge);
   for (const auto& r : store.records()) {  // spend so far counts against the cap
     if (auto cost = reports::trial_cost(r, pricing).dollars) state.spent += *cost;
+    state.spent += judge_spend(r, pricing);
   }
   if (spec.cost_cap_usd && state.spent >= *spec.cost_cap_usd) state.stop = true;
   log_line(fmt::format("{} trials planned, {} already stored in {}, {} to run on {} worker(s)", trials.size(),
@@ -816,6 +824,7 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
     } else {
       ++result.unpriced;
     }
+    result.judge_spent_usd += judge_spend(r, pricing);
   }
   result.headline = write_run_reports(manifest, records, pricing, result.out_dir);
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();

@@ -28,7 +28,8 @@
 // the same spec with the same --out again skips every stored trial; a
 // different spec is refused. The cost cap stops new trials once the priced
 // spend of stored trials reaches it (trials already running still finish and
-// are stored); running again with a higher cap continues.
+// are stored); running again with a higher cap continues. The cap counts what
+// the judge (graders) spent as well, though reports keep it apart.
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -78,6 +79,7 @@ struct RunResult {
   std::size_t failed = 0;         // of those, trials with an error
   bool stopped_at_cost_cap = false;
   double spent_usd = 0;           // priced spend of every stored trial
+  double judge_spent_usd = 0;     // priced spend of their judge, apart (the cost cap counts both)
   std::size_t unpriced = 0;       // stored trials whose cost is unknown (not counted in spent_usd)
   double seconds = 0;               // the whole call
   double setup_seconds = 0;         // generating, converting, loading and indexing bundles

@@ -233,6 +233,16 @@ TEST(Judge, ARunGradesEveryTrialAndKeepsTheJudgesSpendApart) {
   }
   EXPECT_NE(b.headline.find("Judge: " + std::string(reports::kSimJudgeNote)), std::string::npos) << b.headline;
   EXPECT_EQ(a.headline.find("Judge:"), std::string::npos);
+  EXPECT_DOUBLE_EQ(b.spent_usd, a.spent_usd);  // the trials' spend is the same
+  EXPECT_EQ(a.judge_spent_usd, 0.0);
+  EXPECT_GT(b.judge_spent_usd, 0.0);
+  // The cost cap counts the judge's spend: a cap just above the trials' own spend stops the judged run
+  // (with a fresh response cache, so the judge is paid again) and not the plain one.
+  const std::string cap = fmt::format("cost_cap_usd={}", a.spent_usd * 1.01);
+  const RunResult capped = run_experiment(load_spec(judged, {cap, "cache_dir=" + (dir / "cache2").string()}), quiet(dir / "capped"));
+  EXPECT_TRUE(capped.stopped_at_cost_cap);
+  EXPECT_LT(capped.ran, plain_records.size());
+  EXPECT_FALSE(run_experiment(load_spec(plain, {cap}), quiet(dir / "plain-capped")).stopped_at_cost_cap);
   // The judge's replies were cached in the spec's cache_dir: a second run pays for none of them.
   const RunResult again = run_experiment(load_spec(judged), quiet(dir / "judged-again"));
   for (const auto& r : reports::read_results_jsonl(dir / "judged-again" / "results.jsonl")) {
