@@ -3,7 +3,10 @@
 //
 // Bundle::load walks a directory in sorted order and never throws for content:
 // every problem becomes a Diagnostic. The same bundle always yields the same
-// concepts, links and diagnostics in the same order.
+// concepts, links and diagnostics in the same order. It reads nothing outside
+// the root, even while the tree changes under it (every open is relative to a
+// held directory and follows no symbolic link), and every id, path and
+// message it hands out is valid UTF-8 (names that are not are diagnostics).
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>

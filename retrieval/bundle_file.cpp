@@ -201,8 +201,4 @@ ParsedFile parse_file(const FileTask& task, const LoadOptions& options, FileCont
   }
 }
 
-ParsedFile read_and_parse(const FileTask& task, const LoadOptions& options) {
-  return parse_file(task, options, read_whole_file(task.location, options.max_file_bytes));
-}
-
 }  // namespace okfbench::retrieval::detail

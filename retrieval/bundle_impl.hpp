@@ -114,9 +114,6 @@ class DirectoryHandles {
 void walk_bundle(const std::filesystem::path& root, const LoadOptions& options, DirectoryHandles& handles,
                  std::vector<Diagnostic>& diagnostics, ParsePipeline& files);
 
-// Reads one file with plain system calls, then parses it.
-ParsedFile read_and_parse(const FileTask& task, const LoadOptions& options);
-
 // Reads the entries of a log.md body; `first_line` is its first file line.
 std::vector<StoredLogEntry> parse_log(std::string_view body, int first_line, const std::string& path,
                                       std::vector<Diagnostic>& diagnostics);
