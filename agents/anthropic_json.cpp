@@ -14,6 +14,14 @@ constexpr std::string_view kResponse = "Anthropic response";
 
 const json kEphemeral = {{"type", "ephemeral"}};
 
+// The "type" of a content block; "" for anything that is not an object with
+// a string "type" (json::value() would throw a type_error on those).
+std::string block_type(const json& block) {
+  if (!block.is_object()) return {};
+  auto it = block.find("type");
+  return it != block.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 json arguments_object(const ToolCall& call) {
   json_util::check_arguments(call.arguments, call.name, kRequest);
   json input = json::parse(call.arguments.empty() ? "{}" : call.arguments, nullptr, false);
@@ -66,7 +74,7 @@ std::string text_of(const json& content, std::string_view what) {
   if (!content.is_array()) throw InputError(fmt::format("{}: 'content' must be a string or an array", what));
   std::string text;
   for (const json& block : content)
-    if (block.is_object() && block.value("type", "") == "text") text += json_util::require_string(block, "text", what);
+    if (block_type(block) == "text") text += json_util::require_string(block, "text", what);
   return text;
 }
 
@@ -78,7 +86,7 @@ void append_message(const json& m, std::vector<Message>& out, std::string_view w
     Message message{Role::assistant, text_of(content, what), {}, {}, {}};
     if (content.is_array())
       for (const json& block : content)
-        if (block.value("type", "") == "tool_use")
+        if (block_type(block) == "tool_use")
           message.tool_calls.push_back(ToolCall{json_util::require_string(block, "id", what),
                                                 json_util::require_string(block, "name", what),
                                                 json_util::require(block, "input", what).dump()});
@@ -88,7 +96,7 @@ void append_message(const json& m, std::vector<Message>& out, std::string_view w
   if (role != "user") throw InputError(fmt::format("{}: unknown message role '{}'", what, role));
   if (content.is_array()) {
     for (const json& block : content)
-      if (block.value("type", "") == "tool_result")
+      if (block_type(block) == "tool_result")
         out.push_back(Message{Role::tool, text_of(json_util::require(block, "content", what), what), {},
                               json_util::require_string(block, "tool_use_id", what), {}});
   }
@@ -205,7 +213,7 @@ std::string response_to_json(const ChatResponse& response, std::string_view id) 
 
 ChatResponse response_from_json(std::string_view text) {
   json doc = json_util::parse(text, kResponse);
-  if (doc.is_object() && doc.value("type", "") == "error")
+  if (block_type(doc) == "error")
     throw InputError(fmt::format("{}: the API returned an error: {}", kResponse, json_util::error_message(text)));
   std::vector<Message> messages;
   json as_message = {{"role", "assistant"}, {"content", json_util::require(doc, "content", kResponse)}};

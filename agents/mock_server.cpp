@@ -292,7 +292,8 @@ struct MockServer::Impl {
     nlohmann::json data = nlohmann::json::array();
     for (std::size_t i = 0; i < texts.size(); ++i)
       data.push_back({{"object", "embedding"}, {"index", i}, {"embedding", sim_embedding(texts[i])}});
-    nlohmann::json body = {{"object", "list"}, {"data", data}, {"model", request.value("model", "sim")}};
+    bool named = request.contains("model") && request["model"].is_string();
+    nlohmann::json body = {{"object", "list"}, {"data", data}, {"model", named ? request["model"] : nlohmann::json("sim")}};
     res.set_content(json_text(body), "application/json");
   }
 

@@ -85,6 +85,24 @@ TEST(AnthropicJson, DeepInputAndAbsurdCountsAreInvalid) {
             3000000000);
 }
 
+// Shapes a hostile endpoint may send: each is parsed or refused with an
+// InputError, never another exception.
+TEST(AnthropicJson, OddShapesAreInputErrorsOnly) {
+  for (const char* body :
+       {R"([])", R"("text")", R"({"type": 5, "content": []})", R"({"content": [1, null, "x", []]})",
+        R"({"content": [{"type": 7}, {"type": "text", "text": 3}]})", R"({"content": {"type": "text"}})",
+        R"({"content": [{"type": "tool_use", "id": 1, "name": "x", "input": {}}]})",
+        R"({"content": [], "usage": {"input_tokens": "many"}})", R"({"content": [], "usage": [1]})",
+        R"({"content": [], "stop_reason": 3})", R"({"type": "error", "error": 5})"}) {
+    try {
+      anthropic::response_from_json(body);
+    } catch (const InputError&) {
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << body << ": " << e.what();
+    }
+  }
+}
+
 TEST(AnthropicJson, DeepArgumentsCannotBeSent) {
   ChatRequest request;
   request.model = "m";

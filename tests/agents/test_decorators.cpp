@@ -162,6 +162,25 @@ TEST(KeyRedaction, NoFileARunWritesContainsTheKey) {
   EXPECT_NE(test::read_file(dir / "cassette.jsonl").find("[REDACTED]"), std::string::npos);
 }
 
+// A question with bytes that are not UTF-8 records as U+FFFD, and the replay
+// of the same run finds every request (the hash is of the repaired text).
+TEST(Cassette, InvalidUtf8IsRecordedRepairedAndReplays) {
+  ByteCounter counter;
+  fs::path cassette = test::fresh_dir("cassette-utf8") / "run.jsonl";
+  FakeKb kb(FakeKb::Style::grafito, kGrafito);
+  RecordingModel recorder(std::make_unique<SimModel>(SimOptions{}, counter), cassette, {});
+  const std::string question = "slow caf\xE9 query \xFF";
+  AgentRun recorded = run_agent(recorder, kb, question);
+  ASSERT_EQ(recorded.stop, AgentStop::answered) << recorded.error;
+  std::string text = test::read_file(cassette);
+  EXPECT_NE(text.find("caf\xEF\xBF\xBD"), std::string::npos);
+  EXPECT_EQ(text.find("\xFF"), std::string::npos);
+  ReplayModel replay(cassette);
+  AgentRun replayed = run_agent(replay, kb, question);
+  EXPECT_EQ(replayed.stop, AgentStop::answered) << replayed.error;
+  EXPECT_EQ(replayed.turns, recorded.turns);
+}
+
 // A key with a quote in it is escaped inside JSON: the cassette line stays
 // valid JSON and the escaped form is redacted too.
 TEST(KeyRedaction, CassetteLinesStayValidJsonWhateverTheKey) {

@@ -101,6 +101,27 @@ TEST(OpenAIJson, NegativeAbsurdAndInconsistentCountsAreInvalid) {
   EXPECT_EQ(openai::response_from_json(reply_with_usage(R"({"prompt_tokens":1000000000})")).usage.input_tokens, 1000000000);
 }
 
+// Shapes a hostile endpoint may send: each is parsed or refused with an
+// InputError, never another exception.
+TEST(OpenAIJson, OddShapesAreInputErrorsOnly) {
+  for (const char* body :
+       {R"([])", R"(5)", R"({"choices": {}})", R"({"choices": [1]})", R"({"choices": [{"message": []}]})",
+        R"({"choices": [{"message": {"role": 1}}]})", R"({"choices": [{"message": {"role": "assistant", "content": [1, {"text": 2}]}}]})",
+        R"({"choices": [{"message": {"role": "assistant", "tool_calls": [1]}}]})",
+        R"({"choices": [{"message": {"role": "assistant", "tool_calls": [{"function": {"name": 1}}]}}]})",
+        R"({"choices": [{"message": {"role": "assistant", "tool_calls": [{"function": {"name": "x", "arguments": {}}}]}}]})",
+        R"({"choices": [{"message": {"role": "assistant"}, "finish_reason": 1}]})",
+        R"({"choices": [{"message": {"role": "assistant"}}], "usage": {"prompt_tokens_details": 3}})",
+        R"({"error": 7})"}) {
+    try {
+      openai::response_from_json(body);
+    } catch (const InputError&) {
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << body << ": " << e.what();
+    }
+  }
+}
+
 TEST(OpenAIJson, DeepNestingIsRefusedBeforeParsing) {
   std::string deep_reply = R"({"choices":[{"message":{"role":"assistant","content":)" + std::string(100000, '[') +
                            std::string(100000, ']') + "}}]}";
