@@ -6,6 +6,7 @@
 #include <ctime>
 #include <curl/curl.h>
 #include <fmt/format.h>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -190,8 +191,21 @@ HttpResult post_json(const std::string& url, const Headers& headers, const std::
   const std::vector<std::string> secrets = secrets_of(headers);
   double elapsed = 0;  // attempts plus waits, so a recording `sleep` counts as time passed
   std::string last;
+  // Seconds left before deadline_at (infinite without one).
+  const auto until_deadline_at = [&] {
+    if (!policy.deadline_at) return std::numeric_limits<double>::infinity();
+    return std::chrono::duration<double>(*policy.deadline_at - Clock::now()).count();
+  };
+  const auto stopped_at_deadline_at = [&](int made) {
+    fail(Failure::transient,
+         fmt::format("{}: the trial deadline passed after {} attempt(s){}{}", what, made, last.empty() ? "" : "; last error: ", last),
+         secrets);
+  };
   for (int n = 1;; ++n) {
-    Attempt a = attempt_once(url, headers, body, policy, policy.deadline_seconds - elapsed);
+    if (policy.before_attempt) policy.before_attempt();
+    const double left = until_deadline_at();
+    if (left <= 0) stopped_at_deadline_at(n - 1);
+    Attempt a = attempt_once(url, headers, body, policy, std::min(policy.deadline_seconds - elapsed, left));
     elapsed += a.seconds;
     if (a.code == CURLE_OK && a.status >= 200 && a.status < 300)
       return HttpResult{a.status, json_util::valid_utf8(a.exchange.body), a.exchange.retry_after, n};
@@ -208,6 +222,7 @@ HttpResult post_json(const std::string& url, const Headers& headers, const std::
                                            "{:g} s (deadline_seconds); last error: {}",
                                            what, n, elapsed, policy.deadline_seconds, last),
            secrets);
+    if (delay >= until_deadline_at()) stopped_at_deadline_at(n);
     wait(policy, delay);
     elapsed += delay;
   }

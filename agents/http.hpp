@@ -13,6 +13,8 @@
 //   deadline_seconds         900  every attempt and every wait of one call; an
 //                            attempt never runs past it and no retry starts
 //                            when its wait would end past it
+//   deadline_at              none  the same for an instant (a trial's deadline
+//                            across several calls)
 // A reply body larger than max_response_bytes (32 MiB) stops the transfer at
 // once (memory stays bounded) and fails the call without a retry.
 //
@@ -31,6 +33,7 @@
 // an error message: every header value, and every secret agents/secrets.hpp
 // knows, is replaced by [REDACTED] in what the server sent back, and bytes
 // that are not UTF-8 are replaced by U+FFFD.
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <optional>
@@ -55,6 +58,12 @@ struct RetryPolicy {
   std::size_t max_response_bytes = std::size_t{32} << 20;
   // How to wait; tests pass a recorder. Default: std::this_thread::sleep_for.
   std::function<void(double seconds)> sleep;
+  // Called before every attempt, retries included (the runner's rate limits
+  // wait here, so a retry is paced like any other request).
+  std::function<void()> before_attempt = {};
+  // An instant that no attempt or wait passes, on top of deadline_seconds:
+  // the runner's per-trial deadline, shared by all the calls of a trial.
+  std::optional<std::chrono::steady_clock::time_point> deadline_at = {};
 };
 
 struct HttpResult {

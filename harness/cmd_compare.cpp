@@ -2,6 +2,7 @@
 // significance; exit 1 when a threshold is crossed (for CI gates).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdio>
 #include <memory>
@@ -27,6 +28,26 @@ struct CompareArgs {
   std::size_t permutations = 10'000;
 };
 
+// Two runs are compared with one table, and may have read different data (a
+// new bundle version is often the point); both are said, never silent.
+void warn_about_differences(const CompareArgs& args, const reports::RunManifest& base, const reports::RunManifest& candidate,
+                            const reports::PricingTable& pricing) {
+  for (const auto& b : base.inputs) {
+    for (const auto& c : candidate.inputs) {
+      if (b.kind == "pricing" || b.kind != c.kind || b.name != c.name || b.sha256 == c.sha256) continue;
+      std::fprintf(stderr, "okfbench: warning: the runs read different content for %s %s (sha256 %s... and %s...)\n",
+                   b.kind.c_str(), b.name.c_str(), b.sha256.substr(0, 12).c_str(), c.sha256.substr(0, 12).c_str());
+    }
+  }
+  for (const auto* run : {&base, &candidate}) {
+    const auto repriced = reports::repriced_models(pricing, run->prices);
+    if (repriced.empty()) continue;
+    std::fprintf(stderr, "okfbench: note: %s recorded other prices for %s; both runs are priced with %s here\n",
+                 (run == &base ? args.base_dir : args.candidate_dir).c_str(), fmt::format("{}", fmt::join(repriced, ", ")).c_str(),
+                 args.pricing.empty() ? "the current pricing table" : args.pricing.c_str());
+  }
+}
+
 int run_compare(const CompareArgs& args) {
   reports::CompareOptions options;
   for (const auto& t : args.thresholds) options.thresholds.push_back(reports::parse_threshold(t));
@@ -36,6 +57,7 @@ int run_compare(const CompareArgs& args) {
   auto base = reports::read_run_dir(args.base_dir);
   auto candidate = reports::read_run_dir(args.candidate_dir);
   auto pricing = args.pricing.empty() ? reports::PricingTable::load_default() : reports::PricingTable::load(args.pricing);
+  warn_about_differences(args, base.manifest, candidate.manifest, pricing);
   reports::Comparison c = reports::compare_runs(base.records, candidate.records, pricing, options);
   std::printf("# okfbench compare\n\nbase: %s (git %s, %s)\ncandidate: %s (git %s, %s)\n\n", args.base_dir.c_str(),
               base.manifest.git_sha.c_str(), base.manifest.date.c_str(), args.candidate_dir.c_str(),

@@ -1,6 +1,7 @@
 // okfbench report: rebuild every report of a run from its stored results.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdio>
 #include <memory>
@@ -24,7 +25,16 @@ struct ReportArgs {
 int run_report(const ReportArgs& args) {
   auto formats = reports::parse_report_formats(args.formats);
   reports::StoredRun run = reports::read_run_dir(args.run_dir);
-  auto pricing = args.pricing.empty() ? reports::PricingTable::load_default() : reports::PricingTable::load(args.pricing);
+  // A stored run keeps the prices it was made with; --pricing re-prices it, and says what changed.
+  reports::PricingTable pricing = reports::with_recorded_prices(reports::PricingTable::load_default(), run.manifest.prices);
+  if (!args.pricing.empty()) {
+    pricing = reports::PricingTable::load(args.pricing);
+    const auto repriced = reports::repriced_models(pricing, run.manifest.prices);
+    if (!repriced.empty()) {
+      std::fprintf(stderr, "okfbench: note: %s prices %s differently from the prices the run recorded in manifest.json\n",
+                   args.pricing.c_str(), fmt::format("{}", fmt::join(repriced, ", ")).c_str());
+    }
+  }
   std::filesystem::path out = args.out_dir.empty() ? args.run_dir : args.out_dir;
   auto written = reports::write_report_files(run.manifest, run.records, pricing, formats, out);
   std::fputs(reports::headline_markdown(reports::summarize(run.records, pricing)).c_str(), stdout);
@@ -41,7 +51,7 @@ void add_report_command(CLI::App& app, Action& action) {
   cmd->add_option("RUN_DIR", args->run_dir, "Output folder of `okfbench run`")->required();
   cmd->add_option("--format", args->formats, "Comma-separated: md, html, json, csv, junit")->capture_default_str();
   cmd->add_option("--out", args->out_dir, "Folder for the report files (default: RUN_DIR)");
-  cmd->add_option("--pricing", args->pricing, "Pricing table (default: datasets/pricing.yaml or $OKFBENCH_PRICING)");
+  cmd->add_option("--pricing", args->pricing, "Re-price with this table (default: the prices recorded in manifest.json, then datasets/pricing.yaml or $OKFBENCH_PRICING)");
   cmd->callback([args, &action] { action = [args] { return run_report(*args); }; });
 }
 

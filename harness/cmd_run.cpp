@@ -20,7 +20,32 @@ struct RunArgs {
   bool dry_run = false;
   std::string shard;
   std::string progress = "auto";
+  bool allow_unpriced = false;
+  bool retry_failed = false;
+  std::string cache_db;
+  std::string record;
 };
+
+// How many failures remain and why, grouped by message; the most frequent first.
+void print_failures(const harness::RunResult& result) {
+  constexpr std::size_t kShown = 10;
+  std::size_t transient = 0;
+  for (const auto& group : result.failures) {
+    if (group.error_class == "transient") transient += group.count;
+  }
+  std::fprintf(stderr, "okfbench: %zu trial(s) failed (%zu transient, %zu permanent):\n", result.failures_remaining, transient,
+               result.failures_remaining - transient);
+  for (std::size_t i = 0; i < result.failures.size() && i < kShown; ++i) {
+    const auto& group = result.failures[i];
+    std::fprintf(stderr, "  %zu x %s: %s\n", group.count, group.error_class.c_str(), group.message.c_str());
+  }
+  if (result.failures.size() > kShown) std::fprintf(stderr, "  ... and %zu other messages\n", result.failures.size() - kShown);
+  if (result.retryable > 0) {
+    std::fprintf(stderr, "okfbench: run again with --out %s to retry the %zu transient failure(s) (a trial runs at most %d times)\n",
+                 result.out_dir.string().c_str(), result.retryable, harness::kMaxTrialRuns);
+  }
+  std::fprintf(stderr, "okfbench: --retry-failed re-runs every failed trial, permanent ones included\n");
+}
 
 harness::Progress parse_progress(const std::string& text) {
   if (text == "auto") return harness::Progress::automatic;
@@ -49,28 +74,33 @@ int run(const RunArgs& args) {
   options.mode = args.dry_run ? harness::Mode::dry_run : harness::Mode::run;
   options.progress = parse_progress(args.progress);
   if (!args.shard.empty()) options.shard = harness::parse_shard(args.shard);
+  options.allow_unpriced = args.allow_unpriced;
+  options.retry_failed = args.retry_failed;
+  options.cache_db = args.cache_db;
+  options.record_dir = args.record;
   const harness::RunResult result = harness::run_experiment(spec, options);
   if (args.dry_run) {
     print_dry_run(result);
     return 0;
   }
   std::fputs(result.headline.c_str(), stdout);
-  std::printf("\n%zu trials planned: %zu run now (%zu failed), %zu stored before; spent $%.4f", result.planned, result.ran,
-              result.failed, result.already_stored, result.spent_usd);
+  std::printf("\n%zu trials planned: %zu run now (%zu failed, %zu of them run again), %zu stored before; spent $%.4f",
+              result.planned, result.ran, result.failed, result.retried, result.already_stored, result.spent_usd);
+  if (result.superseded_usd > 0) std::printf(" ($%.4f of it on failed runs that were run again)", result.superseded_usd);
   if (result.unpriced > 0) std::printf(" (%zu trials without a price)", result.unpriced);
   if (result.judge_spent_usd > 0) std::printf(" and $%.4f on the judge", result.judge_spent_usd);
   std::printf("; %.1f s\n", result.seconds);
   std::printf("wrote report.md, report.json, results.sqlite, results.jsonl and manifest.json to %s\n",
               result.out_dir.string().c_str());
+  if (result.failures_remaining > 0) print_failures(result);
   if (result.stopped_at_cost_cap) {
     std::fprintf(stderr,
-                 "okfbench: stopped at the cost cap of $%.2f with %zu trials not run; raise cost_cap_usd "
+                 "okfbench: stopped at the cost cap of $%g (spent $%.4f) with %zu trials not run; raise cost_cap_usd "
                  "(--set cost_cap_usd=N) and run again with --out %s to continue\n",
-                 spec.cost_cap_usd.value_or(0), result.planned - result.already_stored - result.ran,
-                 result.out_dir.string().c_str());
+                 spec.cost_cap_usd.value_or(0), result.spent_usd, result.not_run, result.out_dir.string().c_str());
     return 1;
   }
-  return result.failed > 0 ? 1 : 0;
+  return result.failures_remaining > 0 ? 1 : 0;
 }
 
 }  // namespace
@@ -85,6 +115,12 @@ void add_run_command(CLI::App& app, Action& action) {
   cmd->add_flag("--dry-run", args->dry_run, "List the trials and the estimated input tokens; run nothing");
   cmd->add_option("--shard", args->shard, "Run only slice K of N (K/N), e.g. 1/4");
   cmd->add_option("--progress", args->progress, "auto (a bar on a terminal, lines otherwise), bar, lines or quiet");
+  cmd->add_flag("--allow-unpriced", args->allow_unpriced,
+                "Run with a cost cap although a provider model has no price (its spend is not counted)");
+  cmd->add_flag("--retry-failed", args->retry_failed, "Run every stored failed trial again, permanent failures included");
+  cmd->add_option("--cache-db", args->cache_db, "SQLite response cache for provider models (a hit costs nothing)");
+  cmd->add_option("--record", args->record,
+                  "Write one cassette per trial into this folder (DIR/<trial key>.jsonl); a model with replay: DIR answers from them");
   cmd->callback([args, &action] { action = [args] { return run(*args); }; });
 }
 

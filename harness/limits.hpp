@@ -27,6 +27,7 @@ inline constexpr IntegerRange<std::uint64_t> seed{0, std::numeric_limits<std::ui
 inline constexpr Int repeats{1, 1000};
 inline constexpr Int concurrency{1, 256};
 inline constexpr RealRange requests_per_minute{0, 1'000'000};  // 0 = no limit
+inline constexpr RealRange tokens_per_minute{0, 1e12};         // 0 = no limit
 inline constexpr RealRange cost_cap_usd{0, 1'000'000, true};   // more than 0
 inline constexpr Int max_questions{0, 10'000'000};            // 0 = all
 
@@ -34,6 +35,15 @@ inline constexpr Int max_questions{0, 10'000'000};            // 0 = all
 // the stored records are held in memory. A spec that asks for more is
 // refused before anything is generated, loaded or allocated.
 inline constexpr std::size_t planned_trials = 1'000'000;
+
+// Model entries (spec models[i]): the connect and request timeouts and the
+// trial deadline, in seconds (more than 0, at most a day), output tokens per
+// call, temperature, and prices in dollars per million tokens (far above any
+// list price).
+inline constexpr RealRange model_timeout_seconds{0, 86'400, true};
+inline constexpr Int max_output_tokens{1, 1'000'000};
+inline constexpr RealRange temperature{0, 2};
+inline constexpr RealRange price_per_mtok{0, 1'000'000};
 
 // Bundles: generate/convert sizes (and `gen --concepts`), generator layers
 // (spec 0 = automatic; `gen --layers` 1..8) and question counts.

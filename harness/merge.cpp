@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/file_lock.hpp"
 #include "harness/runner.hpp"
 #include "harness/store.hpp"
 #include "reports/pricing.hpp"
@@ -25,18 +26,48 @@ void check_same_spec(const std::vector<fs::path>& folders, const std::vector<rep
   }
 }
 
+// Shards that ran over different content are not one run, whatever their spec says.
+void check_same_inputs(const std::vector<fs::path>& folders, const std::vector<reports::StoredRun>& runs) {
+  for (std::size_t i = 1; i < runs.size(); ++i) {
+    for (const auto& mine : runs[i].manifest.inputs) {
+      for (const auto& first : runs[0].manifest.inputs) {
+        if (mine.kind == "pricing" || mine.kind != first.kind || mine.name != first.name || mine.sha256 == first.sha256) continue;
+        throw InputError(fmt::format("{} ran over another {} {} than {} (sha256 {}... and {}...); merge only shards that "
+                                     "read the same data",
+                                     folders[i].string(), mine.kind, mine.name, folders[0].string(), mine.sha256.substr(0, 12),
+                                     first.sha256.substr(0, 12)));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 MergeResult merge_runs(const std::vector<fs::path>& shards, const fs::path& out) {
   if (shards.empty()) throw UsageError("merge needs at least one run folder to read");
   std::vector<fs::path> folders = shards;
   std::vector<reports::StoredRun> runs;
-  for (const fs::path& folder : shards) runs.push_back(reports::read_run_dir(folder));
+  for (const fs::path& folder : shards) {
+    if (const auto holder = FileLock::held_by(folder / "okfbench.lock")) {
+      throw InputError(fmt::format("{} is still being written by okfbench {}; merge it when its run has finished",
+                                   folder.string(), *holder));
+    }
+    runs.push_back(reports::read_run_dir(folder));
+  }
+  check_same_spec(folders, runs);
+  check_same_inputs(folders, runs);
+  // Only now is anything written: the folder and its lock.
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec) throw InputError(fmt::format("cannot create {}: {}", out.string(), ec.message()));
+  const FileLock lock = FileLock::acquire(out / "okfbench.lock", FileLock::Wait::no,
+                                          "a run or merge is writing this folder; wait for it to finish");
   if (fs::exists(out / "manifest.json")) {
     folders.push_back(out);
     runs.push_back(reports::StoredRun{reports::read_manifest(out / "manifest.json"), {}});
   }
   check_same_spec(folders, runs);
+  check_same_inputs(folders, runs);
 
   MergeResult result;
   result.folders = shards.size();
@@ -54,7 +85,9 @@ MergeResult merge_runs(const std::vector<fs::path>& shards, const fs::path& out)
   }
   const std::vector<reports::TrialRecord> records = store.records();
   result.total = records.size();
-  result.headline = write_run_reports(runs[0].manifest, records, reports::PricingTable::load_default(), out);
+  const reports::RunManifest manifest = reports::read_manifest(out / "manifest.json");
+  const auto pricing = reports::with_recorded_prices(reports::PricingTable::load_default(), manifest.prices);
+  result.headline = write_run_reports(manifest, records, pricing, out);
   return result;
 }
 

@@ -9,30 +9,41 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
+#include <exception>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "agents/agent.hpp"
+#include "agents/decorators.hpp"
+#include "agents/models.hpp"
 #include "agents/bundle_tools.hpp"
 #include "agents/context_prompt.hpp"
+#include "agents/call_error.hpp"
 #include "agents/provider_models.hpp"
 #include "agents/sim_model.hpp"
 #include "datasets/convert.hpp"
 #include "datasets/generator.hpp"
 #include "datasets/questions.hpp"
+#include "harness/file_lock.hpp"
 #include "harness/judge.hpp"
 #include "harness/limits.hpp"
+#include "harness/pacer.hpp"
 #include "harness/store.hpp"
 #include "reports/graders.hpp"
 #include "reports/measures.hpp"
 #include "reports/pricing.hpp"
 #include "reports/report_files.hpp"
 #include "reports/summary.hpp"
+#include "retrieval/bpe.hpp"
 #include "retrieval/context.hpp"
+#include "retrieval/digest.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/saturate.hpp"
 #include "retrieval/search.hpp"
@@ -47,6 +58,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+
+constexpr const char* kCounter = "o200k_base";  // the vocabulary every trial's tokens are counted with
 
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -74,6 +87,7 @@ struct SharedTools {
 struct LoadedBundle {
   BundleSource source;
   fs::path dir;
+  fs::path questions_file;
   datasets::QuestionSet questions;
   std::unique_ptr<retrieval::Bundle> bundle;
   std::unique_ptr<retrieval::SearchIndex> index;
@@ -95,26 +109,44 @@ struct LoadedBundle {
   }
 };
 
-// Builds a cache entry in a temporary folder and renames it into place, so an
-// interrupted build never leaves a half-written entry behind.
+// Builds a cache entry in a temporary folder and publishes it by rename, under
+// a lock per entry: concurrent shards wait for the one that builds it instead
+// of building it twice or reading it half-written, and an interrupted build
+// never leaves a half-written entry behind. A published entry (its
+// .okfbench-complete marker is written before the rename) never changes, so
+// it is read without the lock.
 template <class Build>
 fs::path cached_folder(const fs::path& cache_dir, const std::string& name, Build build) {
   const fs::path final_dir = cache_dir / name;
-  if (fs::exists(final_dir / ".okfbench-complete")) return final_dir;
-  const fs::path tmp = cache_dir / fmt::format(".{}.tmp-{}", name, ::getpid());
-  fs::remove_all(tmp);
-  fs::create_directories(cache_dir);
-  build(tmp);
-  std::FILE* marker = std::fopen((tmp / ".okfbench-complete").c_str(), "wb");
-  if (marker) std::fclose(marker);
+  const auto complete = [&] { return fs::exists(final_dir / ".okfbench-complete"); };
+  if (complete()) return final_dir;
   std::error_code ec;
-  fs::remove_all(final_dir, ec);  // an incomplete entry from an older run
-  fs::rename(tmp, final_dir, ec);
-  if (ec) {
-    fs::remove_all(tmp);
-    if (!fs::exists(final_dir / ".okfbench-complete")) {
-      throw InputError(fmt::format("cannot create {}: {}", final_dir.string(), ec.message()));
-    }
+  fs::create_directories(cache_dir, ec);
+  if (ec) throw InputError(fmt::format("cannot create the cache folder {}: {}", cache_dir.string(), ec.message()));
+  const FileLock lock = FileLock::acquire(cache_dir / fmt::format(".{}.lock", name), FileLock::Wait::yes, {},
+                                          [&](const std::string& holder) {
+                                            log_line(fmt::format("waiting for okfbench {} to finish building {}", holder,
+                                                                 final_dir.string()));
+                                          });
+  if (complete()) return final_dir;  // built while we waited
+  // Under the lock nobody else builds this entry: what is left of it is from
+  // an interrupted build.
+  const std::string tmp_prefix = fmt::format(".{}.tmp-", name);
+  for (const auto& entry : fs::directory_iterator(cache_dir, ec)) {
+    if (entry.path().filename().string().starts_with(tmp_prefix)) fs::remove_all(entry.path(), ec);
+  }
+  fs::remove_all(final_dir, ec);
+  const fs::path tmp = cache_dir / (tmp_prefix + std::to_string(::getpid()));
+  try {
+    build(tmp);
+    reports::write_text_atomically(tmp / ".okfbench-complete", "");
+    fs::rename(tmp, final_dir);
+  } catch (const fs::filesystem_error& e) {
+    fs::remove_all(tmp, ec);
+    throw InputError(fmt::format("cannot build {}: {}", final_dir.string(), e.what()));
+  } catch (...) {
+    fs::remove_all(tmp, ec);
+    throw;
   }
   return final_dir;
 }
@@ -215,6 +247,7 @@ LoadedBundle load_bundle(const ExperimentSpec& spec, const BundleSource& b) {
     out.dir = folder / "bundle";
     questions = folder / "questions.yaml";
   }
+  out.questions_file = questions;
   const auto start = Clock::now();
   out.bundle = std::make_unique<retrieval::Bundle>(retrieval::Bundle::load(out.dir));
   out.index = std::make_unique<retrieval::SearchIndex>(retrieval::SearchIndex::build(*out.bundle));
@@ -275,10 +308,10 @@ std::vector<reports::PathConfig> path_configs(const ExperimentSpec& spec) {
   for (const auto& c : base) {
     for (const auto& model : spec.models) {
       // Cache models simulate a provider's cache; a real provider has its own.
-      const std::vector<std::string> caches = model == "sim" ? spec.cache_models : std::vector<std::string>{"provider"};
+      const std::vector<std::string> caches = model.name == "sim" ? spec.cache_models : std::vector<std::string>{"provider"};
       for (const auto& cache : caches) {
         reports::PathConfig m = c;
-        m.model = model;
+        m.model = model.label;
         m.cache_model = cache;
         out.push_back(m);
       }
@@ -337,79 +370,81 @@ std::vector<PlannedTrial> plan_trials(const ExperimentSpec& spec, const std::vec
 }
 
 // ---------------------------------------------------------------- models and tools
-// Spaces model calls evenly over all workers: at most `per_minute` per minute.
-class RateLimiter {
- public:
-  explicit RateLimiter(double per_minute) : interval_(per_minute > 0 ? 60.0 / per_minute : 0.0) {}
-  void wait() {
-    if (interval_ <= 0) return;
-    Clock::time_point slot;
-    {
-      std::lock_guard lock(mutex_);
-      const auto now = Clock::now();
-      next_ = std::max(next_, now);
-      slot = next_;
-      next_ += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(interval_));
-    }
-    std::this_thread::sleep_until(slot);
-  }
-
- private:
-  double interval_;
-  std::mutex mutex_;
-  Clock::time_point next_{};
+// What one trial's model calls share: the run's pacer, the estimate of the
+// request being sent (read by the HTTP layer before every attempt) and the
+// trial's deadline.
+struct TrialPacing {
+  Pacer& pacer;
+  const retrieval::TokenCounter& counter;
+  Clock::time_point deadline;
+  double deadline_seconds = 0;
+  std::int64_t tokens = 0;
 };
 
-// Times and paces a trial's model calls.
+// The outermost model of a trial: checks the deadline before every call,
+// estimates the request's tokens for the pacer, paces calls that are not
+// HTTP requests themselves (sim) and times the calls.
 class PacedModel : public agents::ChatModel {
  public:
-  PacedModel(std::unique_ptr<agents::ChatModel> inner, RateLimiter& limiter) : inner_(std::move(inner)), limiter_(limiter) {}
+  PacedModel(std::unique_ptr<agents::ChatModel> inner, TrialPacing& pacing, bool pace_each_call)
+      : inner_(std::move(inner)), pacing_(pacing), pace_each_call_(pace_each_call) {}
   agents::ChatResponse chat(const agents::ChatRequest& request) override {
-    limiter_.wait();
+    ++calls_;
+    if (Clock::now() >= pacing_.deadline) {
+      throw agents::CallError(agents::Failure::transient,
+                              fmt::format("the trial deadline of {} s passed before model call {}", pacing_.deadline_seconds, calls_));
+    }
+    if (pacing_.pacer.limits_tokens()) pacing_.tokens = estimate_request_tokens(request, pacing_.counter);
+    if (pace_each_call_) pacing_.pacer.wait(pacing_.tokens);
     const auto start = Clock::now();
-    auto response = inner_->chat(request);
-    ms_ += ms_since(start);
-    return response;
+    struct Timer {
+      double& ms;
+      Clock::time_point start;
+      ~Timer() { ms += ms_since(start); }
+    } timer{ms_, start};
+    return inner_->chat(request);
   }
   std::string name() const override { return inner_->name(); }
   double ms() const { return ms_; }
 
  private:
   std::unique_ptr<agents::ChatModel> inner_;
-  RateLimiter& limiter_;
+  TrialPacing& pacing_;
+  bool pace_each_call_;
   double ms_ = 0;
+  int calls_ = 0;
 };
 
-std::unique_ptr<agents::ChatModel> provider_model(const std::string& model) {
-  const auto colon = model.find(':');
-  const std::string provider = model.substr(0, colon);
-  agents::Endpoint endpoint;
-  endpoint.model = model.substr(colon + 1);
-  if (provider == "openai") return std::make_unique<agents::OpenAIModel>(agents::resolve_endpoint(agents::Provider::openai, endpoint));
-  if (provider == "anthropic") {
-    return std::make_unique<agents::AnthropicModel>(agents::resolve_endpoint(agents::Provider::anthropic, endpoint));
-  }
-  throw UsageError(fmt::format("model \"{}\" is not supported by okfbench run; use sim, openai:MODEL or anthropic:MODEL", model));
+// A model shared by every trial (a replay: cassette, read-only once loaded).
+class SharedModel : public agents::ChatModel {
+ public:
+  explicit SharedModel(agents::ChatModel& inner) : inner_(inner) {}
+  agents::ChatResponse chat(const agents::ChatRequest& request) override { return inner_.chat(request); }
+  std::string name() const override { return inner_.name(); }
+
+ private:
+  agents::ChatModel& inner_;
+};
+
+agents::Provider provider_of(const ModelSpec& m) {
+  return m.name.starts_with("anthropic:") ? agents::Provider::anthropic : agents::Provider::openai;
 }
 
-std::unique_ptr<agents::ChatModel> make_trial_model(const reports::PathConfig& c, std::uint64_t seed,
-                                                    const retrieval::TokenCounter& counter) {
-  if (c.model == "sim") {
-    agents::SimOptions options;
-    options.seed = seed;
-    options.cache = agents::parse_cache_kind(c.cache_model);
-    return std::make_unique<agents::SimModel>(options, counter);
-  }
-  return provider_model(c.model);
+// The endpoint of a provider model: the spec's settings, then the
+// environment and the provider's defaults. Throws InputError for a key that
+// is not set and UsageError for a header value agents refuses.
+agents::Endpoint endpoint_for(const ExperimentSpec& spec, const ModelSpec& m) {
+  agents::Endpoint e;
+  e.base_url = m.base_url;
+  e.model = m.name.substr(m.name.find(':') + 1);
+  e.api_key_env = m.api_key_env;
+  e.extra_headers = m.headers;
+  e.origin = fmt::format("{}: model {}", spec.file.empty() ? spec.name : spec.file.string(), m.label);
+  e.retry.connect_timeout_seconds = m.connect_timeout_seconds;
+  e.retry.timeout_seconds = m.request_timeout_seconds;
+  return agents::resolve_endpoint(provider_of(m), e);
 }
 
-// Resolves each provider model once before anything runs, so an unusable key
-// or URL (a missing key, a line break in it) stops the run with its own exit
-// code instead of failing every trial.
-void check_models(const ExperimentSpec& spec) {
-  for (const auto& model : spec.models)
-    if (model != "sim") provider_model(model);
-}
 
 // The tools of one agent trial: BundleTools with remember() answered by an
 // error (bundles are shared by concurrent trials), and the ids search showed.
@@ -480,7 +515,7 @@ void add_evidence(reports::TrialRecord& r, const datasets::Question& q, const st
 }
 
 void run_context_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets::Question& q, agents::ChatModel& model,
-                       const retrieval::TokenCounter& counter, double& retrieval_ms) {
+                       const ModelSpec& settings, const retrieval::TokenCounter& counter, double& retrieval_ms) {
   retrieval::ContextOptions options;
   options.k = static_cast<std::size_t>(*r.config.k);
   options.expand_hops = *r.config.hops;
@@ -502,6 +537,8 @@ void run_context_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets:
   request.model = r.config.model;
   request.messages.push_back({agents::Role::system, std::string(agents::kContextSystemPrompt), {}, {}, {}});
   request.messages.push_back({agents::Role::user, agents::context_user_message(pack.text, q.text), {}, {}, {}});
+  if (settings.max_output_tokens) request.max_tokens = *settings.max_output_tokens;
+  request.temperature = settings.temperature;
   const agents::ChatResponse response = model.chat(request);
   reports::TurnRecord turn = turn_from_usage(response.usage);
   turn.new_input_tokens = turn.input_tokens;  // the first call sends everything for the first time
@@ -511,11 +548,13 @@ void run_context_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets:
 }
 
 void run_agent_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets::Question& q, agents::ChatModel& model,
-                     const retrieval::TokenCounter& counter, double& retrieval_ms) {
+                     const ModelSpec& settings, const retrieval::TokenCounter& counter, double& retrieval_ms) {
   TrialTools tools(b.tools_for(r.config));
   agents::AgentOptions options;
   options.max_turns = *r.config.max_turns;
   options.counter = &counter;
+  if (settings.max_output_tokens) options.max_tokens = *settings.max_output_tokens;
+  if (settings.temperature) options.temperature = settings.temperature;
   const agents::AgentRun run = agents::run_agent(model, tools, q.text, options);
   retrieval_ms = tools.ms();
   const agents::RunSummary summary = agents::summary(run);
@@ -532,7 +571,10 @@ void run_agent_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets::Q
   r.retrieved_ids = tools.retrieved();
   r.opened_ids = agents::opened_concepts(run, *b.bundle);
   r.answer = run.answer;
-  if (run.stop == agents::AgentStop::model_error) r.error = "model error: " + run.error;
+  if (run.stop == agents::AgentStop::model_error) {
+    r.error = "model error: " + run.error;
+    r.error_class = agents::to_string(run.failure);
+  }
   add_evidence(r, q, r.opened_ids, *b.bundle);
 }
 
@@ -580,7 +622,51 @@ std::string command_output(const std::string& command) {
   return out;
 }
 
-reports::RunManifest make_manifest(const ExperimentSpec& spec) {
+// ---------------------------------------------------------------- inputs
+std::string file_sha256(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("cannot read {} to hash it", path.string()));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return retrieval::sha256_hex(text.str());
+}
+
+// The content hash of a bundle folder: SHA-256 over "path\0sha256\n" of every
+// file the loader reads (hidden names skipped, symlinks not followed), in
+// path order.
+std::string folder_sha256(const fs::path& dir) {
+  std::vector<std::pair<std::string, fs::path>> files;
+  auto it = fs::recursive_directory_iterator(dir);
+  for (auto end = fs::recursive_directory_iterator(); it != end; ++it) {
+    const std::string name = it->path().filename().string();
+    if (name.starts_with(".")) {
+      if (it->is_directory()) it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_regular_file() && !it->is_symlink()) files.emplace_back(fs::relative(it->path(), dir).generic_string(), it->path());
+  }
+  std::sort(files.begin(), files.end());
+  std::string listing;
+  for (const auto& [relative, path] : files) listing += relative + '\0' + file_sha256(path) + '\n';
+  return retrieval::sha256_hex(listing);
+}
+
+std::vector<reports::InputHash> input_hashes(const std::vector<LoadedBundle>& bundles, const fs::path& pricing_file) {
+  std::vector<reports::InputHash> out;
+  for (const auto& b : bundles) {
+    out.push_back({"bundle", b.source.name, folder_sha256(b.dir)});
+    out.push_back({"questions", b.source.name, file_sha256(b.questions_file)});
+  }
+  for (const auto& encoding : retrieval::encoding_specs()) {
+    if (encoding.name == kCounter) out.push_back({"tokenizer", encoding.name, encoding.sha256});
+  }
+  out.push_back({"pricing", pricing_file.string(), file_sha256(pricing_file)});
+  return out;
+}
+
+// ---------------------------------------------------------------- manifest
+reports::RunManifest make_manifest(const ExperimentSpec& spec, const reports::PricingTable& pricing,
+                                   std::vector<reports::InputHash> inputs) {
   reports::RunManifest m;
   m.date = utc_now("%Y-%m-%dT%H:%M:%SZ");
   char host[256] = {};
@@ -594,58 +680,112 @@ reports::RunManifest make_manifest(const ExperimentSpec& spec) {
   m.spec_hash = spec.hash;
   for (const auto& model : spec.models) {
     std::string endpoint;
-    if (model.starts_with("openai:")) endpoint = agents::recorded_base_url(agents::Provider::openai);
-    if (model.starts_with("anthropic:")) endpoint = agents::recorded_base_url(agents::Provider::anthropic);
-    m.models.push_back({model, endpoint});
+    if (!model.replay.empty()) {
+      endpoint = "replay:" + model.replay.string();
+    } else if (model.calls_provider()) {
+      endpoint = agents::recorded_base_url(provider_of(model), model.base_url);
+    }
+    m.models.push_back({model.label, endpoint});
+    if (const reports::ModelPrice* price = pricing.find(model.label)) m.prices.push_back({model.label, *price});
+  }
+  if (spec.judge) {
+    const bool listed = std::any_of(m.prices.begin(), m.prices.end(), [&](const auto& p) { return p.model == spec.judge->model; });
+    const reports::ModelPrice* price = pricing.find(spec.judge->model);
+    if (price && !listed) m.prices.push_back({spec.judge->model, *price});
   }
   m.cache_models = spec.cache_models;
   m.seeds.push_back(spec.seed);
   for (const auto& b : spec.bundles) {
     if (b.kind == BundleKind::generated && std::find(m.seeds.begin(), m.seeds.end(), b.seed) == m.seeds.end()) m.seeds.push_back(b.seed);
   }
+  m.inputs = std::move(inputs);
   return m;
 }
 
-// The manifest of the folder: kept when resuming the same spec, refused for another.
-reports::RunManifest open_manifest(const ExperimentSpec& spec, const fs::path& dir) {
-  const fs::path path = dir / "manifest.json";
-  if (fs::exists(path)) {
-    reports::RunManifest existing = reports::read_manifest(path);
-    if (existing.schema_version != reports::kSchemaVersion) {
-      // Trial keys include the schema version: resuming would run every trial again beside the old records.
-      throw InputError(fmt::format("{} holds a run written with record schema {} (this okfbench writes {}): "
-                                   "`okfbench report` still reads it; pass a new --out folder to run again",
-                                   dir.string(), existing.schema_version, reports::kSchemaVersion));
+// Inputs whose content differs from what the run started with. The pricing
+// table is not one of them: prices are compared model by model.
+std::vector<std::string> changed_inputs(const std::vector<reports::InputHash>& before, const std::vector<reports::InputHash>& now) {
+  std::vector<std::string> out;
+  for (const auto& old : before) {
+    if (old.kind == "pricing") continue;
+    for (const auto& fresh : now) {
+      if (fresh.kind == old.kind && fresh.name == old.name && fresh.sha256 != old.sha256) {
+        out.push_back(fmt::format("{} {} (sha256 {}... then, {}... now)", old.kind, old.name, old.sha256.substr(0, 12),
+                                  fresh.sha256.substr(0, 12)));
+      }
     }
-    if (existing.spec_hash != spec.hash) {
-      throw InputError(fmt::format("{} holds a run of another spec (hash {}, this one is {}): resume it with the same spec "
-                                   "and --set values, or pass a new --out folder",
-                                   dir.string(), existing.spec_hash, spec.hash));
-    }
-    return existing;
   }
-  reports::RunManifest manifest = make_manifest(spec);
-  fs::create_directories(dir);
-  reports::write_text_atomically(path, reports::manifest_to_json_text(manifest));
-  return manifest;
+  return out;
+}
+
+// The manifest of the folder. Resuming keeps the stored one: another spec, or
+// the same spec over bundles, questions or a vocabulary whose content
+// changed, is refused; prices that changed are kept as they were recorded
+// (with a warning) so the run is never re-priced halfway.
+reports::RunManifest open_manifest(const reports::RunManifest& fresh, const fs::path& dir,
+                                   const reports::PricingTable& pricing) {
+  const fs::path path = dir / "manifest.json";
+  if (!fs::exists(path)) {
+    reports::write_text_atomically(path, reports::manifest_to_json_text(fresh));
+    return fresh;
+  }
+  reports::RunManifest existing = reports::read_manifest(path);
+  if (existing.schema_version != reports::kSchemaVersion) {
+    // Trial keys include the schema version: resuming would run every trial again beside the old records.
+    throw InputError(fmt::format("{} holds a run written with record schema {} (this okfbench writes {}): "
+                                 "`okfbench report` still reads it; pass a new --out folder to run again",
+                                 dir.string(), existing.schema_version, reports::kSchemaVersion));
+  }
+  if (existing.spec_hash != fresh.spec_hash) {
+    throw InputError(fmt::format("{} holds a run of another spec (hash {}, this one is {}): resume it with the same spec "
+                                 "and --set values, or pass a new --out folder",
+                                 dir.string(), existing.spec_hash, fresh.spec_hash));
+  }
+  const auto changed = changed_inputs(existing.inputs, fresh.inputs);
+  if (!changed.empty()) {
+    throw InputError(fmt::format("{} holds trials computed on other data: {} changed since the run started; pass a new "
+                                 "--out folder (or restore the data) so old and new results do not mix",
+                                 dir.string(), fmt::join(changed, ", ")));
+  }
+  const auto repriced = reports::repriced_models(pricing, existing.prices);
+  if (!repriced.empty()) {
+    log_line(fmt::format("warning: the pricing table or the spec now prices {} differently; this run keeps the prices "
+                         "recorded in {} when it started",
+                         fmt::join(repriced, ", "), path.string()));
+  }
+  return existing;
 }
 
 // ---------------------------------------------------------------- the pool
+// A trial to run: a new one, or a stored failure to run again.
+struct Todo {
+  std::size_t trial = 0;  // index into the planned trials
+  int runs_before = 0;    // 0 for a new trial
+};
+
 struct RunState {
-  RunState(const ExperimentSpec& spec_, std::vector<LoadedBundle>& bundles_, const std::vector<PlannedTrial>& trials_,
-           ResultStore& store_, const reports::PricingTable& pricing_, const retrieval::TokenCounter& counter_,
-           Progress style, std::size_t to_run)
-      : spec(spec_), bundles(bundles_), trials(trials_), store(store_), pricing(pricing_), counter(counter_),
-        limiter(spec_.requests_per_minute), progress(style, to_run) {}
+  RunState(const ExperimentSpec& spec_, const RunOptions& options_, std::vector<LoadedBundle>& bundles_,
+           const std::vector<PlannedTrial>& trials_, ResultStore& store_, const reports::PricingTable& pricing_,
+           const retrieval::TokenCounter& counter_, std::size_t to_run)
+      : spec(spec_), options(options_), bundles(bundles_), trials(trials_), store(store_), pricing(pricing_),
+        counter(counter_),
+        pacer(spec_.requests_per_minute, spec_.tokens_per_minute,
+              options_.pacing_clock ? *options_.pacing_clock : system_pacing_clock()),
+        progress(options_.progress, to_run) {}
   const ExperimentSpec& spec;
+  const RunOptions& options;
   std::vector<LoadedBundle>& bundles;
   const std::vector<PlannedTrial>& trials;
   ResultStore& store;
   const reports::PricingTable& pricing;
   const retrieval::TokenCounter& counter;
   std::vector<reports::Grader> graders;
-  RateLimiter limiter;
+  Pacer pacer;
   ProgressReport progress;
+  std::map<std::string, const ModelSpec*> models;                          // by label
+  std::map<std::string, agents::Endpoint> endpoints;                       // by label, provider models
+  std::map<std::string, std::unique_ptr<agents::ReplayModel>> cassettes;  // by label, replay: models
+  std::vector<std::string> secrets;  // keys and header values, redacted from cassettes and the response cache
   std::atomic<std::size_t> next{0};
   std::atomic<bool> stop{false};
   std::mutex mutex;  // guards the figures below
@@ -654,6 +794,7 @@ struct RunState {
   std::size_t unpriced = 0;
   double spent = 0;
   std::int64_t tokens = 0;
+  std::exception_ptr fatal;  // a failure to store a result: the run stops and rethrows it
 };
 
 // Grades a finished trial with the run's graders; the judge reads the
@@ -684,9 +825,54 @@ const datasets::Question& find_question(const LoadedBundle& b, const std::string
   return *q;
 }
 
+// The model stack of one trial, innermost first: the model itself (sim, a
+// provider, a replay), the response cache (--cache-db, provider models), the
+// recorder (--record, one cassette per trial) and PacedModel outermost.
+std::unique_ptr<PacedModel> make_trial_model(RunState& s, const PlannedTrial& t, TrialPacing& pacing) {
+  const ModelSpec& m = *s.models.at(t.config.model);
+  std::unique_ptr<agents::ChatModel> model;
+  if (m.name == "sim") {
+    agents::SimOptions options;
+    options.seed = s.spec.seed + static_cast<std::uint64_t>(t.config.repeat);
+    options.cache = agents::parse_cache_kind(t.config.cache_model);
+    model = std::make_unique<agents::SimModel>(options, s.counter);
+  } else if (!m.cassette.empty()) {
+    model = std::make_unique<SharedModel>(*s.cassettes.at(m.label));
+  } else if (!m.replay.empty()) {
+    const fs::path cassette = m.replay / (t.key + ".jsonl");
+    if (!fs::exists(cassette)) {
+      throw InputError(fmt::format("no cassette for trial {} in {}: that run did not record this trial (record it with "
+                                   "okfbench run --record {})",
+                                   t.key, m.replay.string(), m.replay.string()));
+    }
+    model = std::make_unique<agents::ReplayModel>(cassette);
+  } else {
+    agents::Endpoint e = s.endpoints.at(m.label);
+    e.retry.before_attempt = [&pacing] { pacing.pacer.wait(pacing.tokens); };
+    e.retry.deadline_at = pacing.deadline;
+    const std::string base_url = e.base_url;
+    if (provider_of(m) == agents::Provider::anthropic) {
+      model = std::make_unique<agents::AnthropicModel>(std::move(e));
+    } else {
+      model = std::make_unique<agents::OpenAIModel>(std::move(e));
+    }
+    if (!s.options.cache_db.empty()) {
+      model = std::make_unique<agents::CachingModel>(std::move(model), s.options.cache_db, base_url, t.config.repeat, s.secrets);
+    }
+  }
+  if (!s.options.record_dir.empty()) {
+    const fs::path cassette = s.options.record_dir / (t.key + ".jsonl");
+    std::error_code ec;
+    fs::remove(cassette, ec);  // a trial run again is recorded afresh
+    model = std::make_unique<agents::RecordingModel>(std::move(model), cassette, s.secrets);
+  }
+  return std::make_unique<PacedModel>(std::move(model), pacing, m.name == "sim");
+}
+
 reports::TrialRecord run_trial(RunState& s, const PlannedTrial& t) {
   LoadedBundle& b = s.bundles[t.bundle];
   const datasets::Question& q = find_question(b, t.question_id);
+  const ModelSpec& settings = *s.models.at(t.config.model);
   reports::TrialRecord r;
   r.trial_key = t.key;
   r.bundle = t.bundle_name;
@@ -695,17 +881,21 @@ reports::TrialRecord run_trial(RunState& s, const PlannedTrial& t) {
   r.question_id = q.id;
   r.config = t.config;
   const auto start = Clock::now();
+  TrialPacing pacing{s.pacer, s.counter,
+                     start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(settings.trial_deadline_seconds)),
+                     settings.trial_deadline_seconds};
   double retrieval_ms = 0;
   try {
-    PacedModel model(make_trial_model(t.config, s.spec.seed + static_cast<std::uint64_t>(t.config.repeat), s.counter), s.limiter);
+    const std::unique_ptr<PacedModel> model = make_trial_model(s, t, pacing);
     if (t.config.kind == reports::PathKind::context) {
-      run_context_trial(r, b, q, model, s.counter, retrieval_ms);
+      run_context_trial(r, b, q, *model, settings, s.counter, retrieval_ms);
     } else {
-      run_agent_trial(r, b, q, model, s.counter, retrieval_ms);
+      run_agent_trial(r, b, q, *model, settings, s.counter, retrieval_ms);
     }
-    r.timings.model_ms = model.ms();
+    r.timings.model_ms = model->ms();
   } catch (const std::exception& e) {
     r.error = e.what();
+    r.error_class = agents::to_string(agents::failure_of(e));
   }
   r.timings.total_ms = ms_since(start);
   r.timings.retrieval_ms = retrieval_ms;
@@ -719,13 +909,19 @@ double judge_spend(const reports::TrialRecord& r, const reports::PricingTable& p
   return r.judge_usage ? reports::judge_cost(*r.judge_usage, pricing).value_or(0.0) : 0.0;
 }
 
-void record_finished(RunState& s, const reports::TrialRecord& r) {
-  s.store.add(r);
+void record_finished(RunState& s, reports::TrialRecord r, int runs_before) {
+  if (runs_before > 0) {
+    r.runs = runs_before + 1;
+    s.store.replace(r);
+  } else {
+    s.store.add(r);
+  }
   const auto cost = reports::trial_cost(r, s.pricing);
+  const double judged = judge_spend(r, s.pricing);
   std::lock_guard lock(s.mutex);
   ++s.done;
   if (!r.error.empty()) ++s.failed;
-  s.spent += judge_spend(r, s.pricing);
+  s.spent += judged;
   if (cost.dollars) {
     s.spent += *cost.dollars;
   } else {
@@ -736,10 +932,121 @@ void record_finished(RunState& s, const reports::TrialRecord& r) {
   s.progress.update(s.done, s.tokens);
 }
 
-void worker(RunState& s, const std::vector<std::size_t>& todo) {
-  for (std::size_t i = s.next++; i < todo.size() && !s.stop; i = s.next++) {
-    record_finished(s, run_trial(s, s.trials[todo[i]]));
+// Runs trials until none are left or the run stops. A failure to store a
+// result (a full disk) stops every worker; run_experiment rethrows it.
+void worker(RunState& s, const std::vector<Todo>& todo) {
+  try {
+    for (std::size_t i = s.next++; i < todo.size() && !s.stop; i = s.next++) {
+      record_finished(s, run_trial(s, s.trials[todo[i].trial]), todo[i].runs_before);
+    }
+  } catch (...) {
+    std::lock_guard lock(s.mutex);
+    if (!s.fatal) s.fatal = std::current_exception();
+    s.stop = true;
   }
+}
+
+// Whether a stored record is a failure that this run should try again.
+bool run_again(const reports::TrialRecord& r, const RunOptions& options) {
+  if (r.error.empty()) return false;
+  if (options.retry_failed) return true;
+  return r.error_class == "transient" && r.runs < kMaxTrialRuns;
+}
+
+// The pricing of this run before any manifest: the table, a spec's own
+// prices, and a labelled model priced as the model it names.
+reports::PricingTable run_pricing(const ExperimentSpec& spec) {
+  reports::PricingTable pricing = reports::PricingTable::load_default();
+  for (const auto& m : spec.models) {
+    if (m.price) {
+      pricing.set_price(m.label, *m.price);
+    } else if (m.label != m.name) {
+      if (const reports::ModelPrice* price = pricing.find(m.name)) pricing.set_price(m.label, *price);
+    }
+  }
+  return pricing;
+}
+
+// A cost cap is only a cap when every model that spends money has a price.
+void check_prices(const ExperimentSpec& spec, const reports::PricingTable& pricing, bool allow_unpriced) {
+  std::vector<std::string> unpriced;
+  for (const auto& m : spec.models) {
+    if (m.calls_provider() && !pricing.find(m.label)) unpriced.push_back(m.label);
+  }
+  if (spec.judge && spec.judge->model != "sim" && !pricing.find(spec.judge->model)) {
+    unpriced.push_back(spec.judge->model + " (the judge)");
+  }
+  if (unpriced.empty()) return;
+  if (spec.cost_cap_usd && !allow_unpriced) {
+    throw UsageError(fmt::format("the cost cap of ${} cannot be kept: no price for {} (the pricing table has no row for "
+                                 "it); give the model a price: {{input_per_mtok: ..., output_per_mtok: ...}} in the "
+                                 "spec, or pass --allow-unpriced to run with its spend uncounted",
+                                 *spec.cost_cap_usd, fmt::join(unpriced, ", ")));
+  }
+  log_line(fmt::format("warning: no price for {}: its trials cost n/a{}", fmt::join(unpriced, ", "),
+                       spec.cost_cap_usd ? " and do not count against the cost cap" : ""));
+}
+
+// Resolves each provider model once before anything runs, so an unusable key
+// or URL (a missing key, a line break in it) stops the run with its own exit
+// code instead of failing every trial.
+std::map<std::string, agents::Endpoint> resolve_endpoints(const ExperimentSpec& spec) {
+  std::map<std::string, agents::Endpoint> out;
+  for (const auto& m : spec.models) {
+    if (m.calls_provider()) out[m.label] = endpoint_for(spec, m);
+  }
+  return out;
+}
+
+// Everything the trials' models need before the first trial starts: the
+// resolved endpoints, replay cassettes loaded once, the secrets to redact.
+void prepare_models(RunState& s, std::map<std::string, agents::Endpoint> endpoints) {
+  s.endpoints = std::move(endpoints);
+  for (const auto& m : s.spec.models) {
+    s.models[m.label] = &m;
+    if (!m.cassette.empty()) s.cassettes[m.label] = std::make_unique<agents::ReplayModel>(m.cassette);
+  }
+  for (const auto& [label, e] : s.endpoints) {
+    for (const auto& [name, value] : e.extra_headers) s.secrets.push_back(value);
+  }
+  // Keys resolve_endpoint remembered, the environment's, and every extra header value.
+  for (auto& secret : agents::known_secrets()) s.secrets.push_back(std::move(secret));
+  if (!s.options.record_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(s.options.record_dir, ec);
+    if (ec) throw InputError(fmt::format("--record {}: cannot create the folder: {}", s.options.record_dir.string(), ec.message()));
+  }
+}
+
+double judge_sum(const std::vector<reports::TrialRecord>& records, const reports::PricingTable& pricing) {
+  double sum = 0;
+  for (const auto& r : records) sum += judge_spend(r, pricing);
+  return sum;
+}
+
+std::vector<FailureGroup> group_failures(const std::vector<reports::TrialRecord>& records) {
+  std::map<std::pair<std::string, std::string>, std::size_t> counts;
+  for (const auto& r : records) {
+    if (!r.error.empty()) ++counts[{r.error_class.empty() ? "permanent" : r.error_class, r.error}];
+  }
+  std::vector<FailureGroup> out;
+  for (const auto& [key, count] : counts) out.push_back({key.second, key.first, count});
+  std::stable_sort(out.begin(), out.end(), [](const FailureGroup& a, const FailureGroup& b) { return a.count > b.count; });
+  return out;
+}
+
+// The priced spend of `records` (their paths; judges apart, judge_sum);
+// `unpriced` counts the trials whose cost is unknown.
+double priced_sum(const std::vector<reports::TrialRecord>& records, const reports::PricingTable& pricing, std::size_t* unpriced) {
+  double sum = 0;
+  for (const auto& r : records) {
+    if (auto cost = reports::trial_cost(r, pricing).dollars) {
+      sum += *cost;
+    } else if (unpriced) {
+      ++*unpriced;
+    }
+  }
+  return sum;
 }
 
 fs::path default_out_dir() { return fs::path("okfbench-out") / utc_now("%Y%m%dT%H%M%SZ"); }
@@ -774,57 +1081,89 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
   const auto start = Clock::now();
   RunResult result;
   result.out_dir = options.out_dir.empty() ? default_out_dir() : options.out_dir;
-  if (options.mode == Mode::run) check_models(spec);
+  // Checked before any bundle is built, so a run that cannot go ahead says so at once:
+  // prices under a cap, every provider model's key and URL, the folder's lock.
+  reports::PricingTable pricing = run_pricing(spec);
+  std::optional<FileLock> lock;
+  std::map<std::string, agents::Endpoint> endpoints;
+  if (options.mode == Mode::run) {
+    check_prices(spec, pricing, options.allow_unpriced);
+    endpoints = resolve_endpoints(spec);
+    std::error_code ec;
+    fs::create_directories(result.out_dir, ec);
+    if (ec) throw InputError(fmt::format("cannot create the output folder {}: {}", result.out_dir.string(), ec.message()));
+    lock = FileLock::acquire(result.out_dir / "okfbench.lock", FileLock::Wait::no,
+                             "another okfbench run or merge is writing this folder; wait for it to finish or pass another --out");
+  }
   std::vector<LoadedBundle> bundles;
   for (const auto& source : spec.bundles) bundles.push_back(load_bundle(spec, source));
   const std::vector<PlannedTrial> trials = plan_trials(spec, bundles, options.shard);
-  result.setup_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   result.planned = trials.size();
   for (const auto& t : trials) result.estimated_input_tokens += t.estimated_input_tokens;
   if (options.mode == Mode::dry_run) {
+    result.setup_seconds = std::chrono::duration<double>(Clock::now() - start).count();
     result.trials = trials;
     return result;
   }
-  const reports::RunManifest manifest = open_manifest(spec, result.out_dir);
+  const reports::RunManifest manifest = open_manifest(
+      make_manifest(spec, pricing, input_hashes(bundles, reports::PricingTable::default_path())), result.out_dir, pricing);
+  pricing = reports::with_recorded_prices(std::move(pricing), manifest.prices);
+  result.setup_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+
   ResultStore store = ResultStore::open(result.out_dir);
-  const std::set<std::string> stored = store.keys();
-  std::vector<std::size_t> todo;
+  const std::vector<reports::TrialRecord> stored_records = store.records();
+  const std::vector<reports::TrialRecord> superseded = store.superseded();
+  std::map<std::string, const reports::TrialRecord*> stored;
+  for (const auto& r : stored_records) stored.emplace(r.trial_key, &r);
+  std::vector<Todo> todo;
   for (std::size_t i = 0; i < trials.size(); ++i) {
-    if (!stored.count(trials[i].key)) todo.push_back(i);
+    const auto it = stored.find(trials[i].key);
+    if (it == stored.end()) {
+      todo.push_back({i, 0});
+    } else if (run_again(*it->second, options)) {
+      todo.push_back({i, it->second->runs});
+      ++result.retried;
+    }
   }
-  result.already_stored = trials.size() - todo.size();
-  const reports::PricingTable pricing = reports::PricingTable::load_default();
-  const auto counter = retrieval::make_counter("o200k_base");
-  RunState state(spec, bundles, trials, store, pricing, *counter, options.progress, todo.size());
+  result.already_stored = trials.size() - (todo.size() - result.retried);
+  const auto counter = retrieval::make_counter(kCounter);
+  RunState state(spec, options, bundles, trials, store, pricing, *counter, todo.size());
   std::optional<JudgeSettings> judge;
   if (spec.judge) judge = JudgeSettings{spec.judge->model, spec.judge->votes, spec.cache_dir / "judge-responses.sqlite"};
   state.graders = make_graders(spec.graders, judge);
-  for (const auto& r : store.records()) {  // spend so far counts against the cap
-    if (auto cost = reports::trial_cost(r, pricing).dollars) state.spent += *cost;
-    state.spent += judge_spend(r, pricing);
+  prepare_models(state, std::move(endpoints));
+  // Spend so far counts against the cap: the trials' and their judges',
+  // failed runs that were replaced included.
+  for (const auto* records : {&stored_records, &superseded}) {
+    state.spent += priced_sum(*records, pricing, nullptr) + judge_sum(*records, pricing);
   }
   if (spec.cost_cap_usd && state.spent >= *spec.cost_cap_usd) state.stop = true;
-  log_line(fmt::format("{} trials planned, {} already stored in {}, {} to run on {} worker(s)", trials.size(),
-                       result.already_stored, result.out_dir.string(), todo.size(), spec.concurrency));
+  log_line(fmt::format("{} trials planned, {} already stored in {}, {} to run ({} of them failed before) on {} worker(s)",
+                       trials.size(), result.already_stored, result.out_dir.string(), todo.size(), result.retried,
+                       spec.concurrency));
   const auto pool_start = Clock::now();
   {
     std::vector<std::jthread> pool;
     const unsigned workers = std::max(1u, std::min<unsigned>(spec.concurrency, static_cast<unsigned>(std::max<std::size_t>(1, todo.size()))));
     for (unsigned w = 0; w < workers; ++w) pool.emplace_back([&state, &todo] { worker(state, todo); });
   }
+  if (state.fatal) std::rethrow_exception(state.fatal);
+  store.flush_jsonl();
   result.trial_seconds = std::chrono::duration<double>(Clock::now() - pool_start).count();
   result.ran = state.done;
   result.failed = state.failed;
   result.stopped_at_cost_cap = state.stop && state.done < todo.size();
+  result.not_run = todo.size() - state.done;
   const std::vector<reports::TrialRecord> records = store.records();
-  result.spent_usd = 0;
+  const std::vector<reports::TrialRecord> replaced = store.superseded();
+  result.superseded_usd = priced_sum(replaced, pricing, nullptr);
+  result.spent_usd = priced_sum(records, pricing, &result.unpriced) + result.superseded_usd;
+  result.judge_spent_usd = judge_sum(records, pricing) + judge_sum(replaced, pricing);
+  result.failures = group_failures(records);
   for (const auto& r : records) {
-    if (auto cost = reports::trial_cost(r, pricing).dollars) {
-      result.spent_usd += *cost;
-    } else {
-      ++result.unpriced;
-    }
-    result.judge_spent_usd += judge_spend(r, pricing);
+    if (r.error.empty()) continue;
+    ++result.failures_remaining;
+    if (r.error_class == "transient" && r.runs < kMaxTrialRuns) ++result.retryable;
   }
   result.headline = write_run_reports(manifest, records, pricing, result.out_dir);
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();

@@ -3,10 +3,13 @@
 // trials, runs them on a thread pool and stores each one as it finishes.
 //
 //   okfbench run [SPEC] [--out DIR] [--set KEY=VALUE]... [--dry-run] [--shard K/N]
+//                [--allow-unpriced] [--retry-failed] [--cache-db FILE] [--record DIR]
 //
 // Bundles: `path` bundles are used in place; `generate` and `convert` bundles
 // are written once into the spec's cache_dir (keyed by what determines their
-// content) and reused by later runs.
+// content) and reused by later runs. Each is built in a temporary folder and
+// published by rename under CACHE/.NAME.lock, so concurrent shards wait for
+// one build instead of reading a half-written bundle.
 //
 // Trials, in this order: bundle, question, path configuration (context
 // configurations first, then agent ones), model, cache model, repeat. A
@@ -23,13 +26,35 @@
 //            because every trial of a bundle shares one copy of it.
 //   Each trial gets its own model instance, so sim's simulated prompt cache
 //   holds what that trial sent and results do not depend on scheduling.
+//   Its model calls share a deadline (the model's trial_deadline_seconds):
+//   no HTTP attempt starts after it and each attempt is cut to end by it.
+//   Every HTTP attempt, retries included, and every sim call waits for the
+//   run's pacer (harness/pacer.hpp).
 //
 // Resume: an output folder remembers its spec hash in manifest.json. Running
 // the same spec with the same --out again skips every stored trial; a
-// different spec is refused. The cost cap stops new trials once the priced
-// spend of stored trials reaches it (trials already running still finish and
-// are stored); running again with a higher cap continues. The cap counts what
-// the judge (graders) spent as well, though reports keep it apart.
+// different spec, or the same spec over bundles, question sets or a
+// vocabulary whose content changed, is refused. Failed trials: a transient
+// failure (network, timeout, HTTP 429/5xx, the trial deadline) is run again
+// by each resume until the trial has run kMaxTrialRuns times; a permanent one
+// (another 4xx, an unusable reply, a missing cassette) only with
+// --retry-failed, which re-runs every failed trial. The record a re-run
+// replaces moves to the store's `superseded` table and its spend still
+// counts.
+//
+// Spend: the cost cap stops new trials once the priced spend of stored
+// trials (superseded runs included) and of their judges reaches it (reports
+// keep the judge's spend apart from the path's); trials already running still
+// finish and are stored; running again with a higher cap continues. Every
+// model that calls a provider must have a price when there is a cap (the
+// pricing table by name, see reports/pricing.hpp, or the spec's `price:`),
+// else the run refuses to start (UsageError) unless allow_unpriced. The
+// prices are recorded in manifest.json when the run starts and a resume keeps
+// them.
+//
+// One folder, one process: the run holds DIR/okfbench.lock (flock) from
+// start to end; a second run or merge on the folder refuses, naming the
+// holder.
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -37,6 +62,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/pacer.hpp"
 #include "harness/spec.hpp"
 #include "reports/pricing.hpp"
 #include "reports/record.hpp"
@@ -54,11 +80,30 @@ Shard parse_shard(std::string_view text);
 enum class Progress { automatic, bar, lines, quiet };
 enum class Mode { run, dry_run };
 
+// A trial that keeps failing transiently runs at most this often: its first
+// run and three resumes.
+inline constexpr int kMaxTrialRuns = 4;
+
 struct RunOptions {
   std::filesystem::path out_dir;  // "" = okfbench-out/<UTC timestamp>
   Mode mode = Mode::run;
   Shard shard;
   Progress progress = Progress::automatic;
+  bool allow_unpriced = false;  // run with a cost cap although a provider model has no price
+  bool retry_failed = false;    // re-run every stored failure, permanent ones and exhausted ones too
+  // The response cache (agents::CachingModel) for provider models; "" = none.
+  std::filesystem::path cache_db;
+  // Writes one cassette per trial, RECORD_DIR/<trial key>.jsonl; "" = none.
+  // A model entry with `replay: RECORD_DIR` answers from them.
+  std::filesystem::path record_dir;
+  PacingClock* pacing_clock = nullptr;  // nullptr = the system clock; tests pass a fake one
+};
+
+// Stored failures with one message, for the end-of-run summary.
+struct FailureGroup {
+  std::string message;
+  std::string error_class;  // transient or permanent
+  std::size_t count = 0;
 };
 
 // One planned trial (what --dry-run lists).
@@ -77,9 +122,15 @@ struct RunResult {
   std::size_t already_stored = 0; // skipped because a previous run stored them
   std::size_t ran = 0;            // stored by this run
   std::size_t failed = 0;         // of those, trials with an error
+  std::size_t retried = 0;        // of those run now, stored failures run again
   bool stopped_at_cost_cap = false;
-  double spent_usd = 0;           // priced spend of every stored trial
+  std::size_t not_run = 0;        // trials this run had to run but never started (the cost cap)
+  double spent_usd = 0;           // priced spend of every stored trial, superseded runs included
+  double superseded_usd = 0;      // of that, failed runs that were run again
   double judge_spent_usd = 0;     // priced spend of their judge, apart (the cost cap counts both)
+  std::size_t failures_remaining = 0;  // stored trials with an error after this run
+  std::size_t retryable = 0;           // of those, transient ones a resume would run again
+  std::vector<FailureGroup> failures;  // the remaining failures by class and message, most frequent first
   std::size_t unpriced = 0;       // stored trials whose cost is unknown (not counted in spent_usd)
   double seconds = 0;               // the whole call
   double setup_seconds = 0;         // generating, converting, loading and indexing bundles

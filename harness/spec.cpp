@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cstdlib>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include "harness/judge.hpp"
 #include "harness/limits.hpp"
 #include "reports/judge.hpp"
+#include "agents/secrets.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/numbers.hpp"
 #include "retrieval/utf8.hpp"
@@ -26,8 +28,8 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::set<std::string> kTopKeys = {"name", "seed", "repeats", "concurrency", "requests_per_minute",
-                                        "cost_cap_usd", "max_questions", "cache_dir", "bundles", "paths",
-                                        "models", "cache_models", "graders", "judge"};
+                                        "tokens_per_minute", "cost_cap_usd", "max_questions", "cache_dir", "bundles",
+                                        "paths", "models", "cache_models", "graders", "judge"};
 const std::set<std::string> kGraders = {"facts", "citations", "answered", "judge"};
 const std::set<std::string> kJudgeKeys = {"model", "votes"};
 const std::set<std::string> kPathBundleKeys = {"path", "name", "questions"};
@@ -35,6 +37,10 @@ const std::set<std::string> kGenerateKeys = {"concepts", "seed", "layers", "ques
 const std::set<std::string> kConvertKeys = {"format", "source", "split", "concepts"};
 const std::set<std::string> kContextKeys = {"budget_tokens", "k", "hops", "strategy"};
 const std::set<std::string> kAgentKeys = {"surface", "tools", "max_turns"};
+const std::set<std::string> kModelKeys = {"name", "label", "base_url", "api_key_env", "headers",
+                                          "connect_timeout_seconds", "request_timeout_seconds",
+                                          "trial_deadline_seconds", "max_output_tokens", "temperature", "price", "replay"};
+const std::set<std::string> kPriceKeys = {"input_per_mtok", "cached_input_per_mtok", "cache_write_per_mtok", "output_per_mtok"};
 const std::set<std::string> kTools = {"browse", "search", "open", "follow", "history", "remember",
                                       "search_concepts", "read_concept", "get_neighbors"};
 
@@ -74,6 +80,8 @@ class SpecReader {
     }
     throw InputError(fmt::format("{}: {}: {}", file_, key, message));
   }
+
+  const std::string& file() const { return file_; }
 
   void check_keys(const YAML::Node& map, const std::string& key, const std::set<std::string>& known) const {
     if (!map.IsMap()) fail(map, key.empty() ? "spec" : key, "expected a mapping of keys to values");
@@ -308,15 +316,126 @@ void read_paths(const SpecReader& r, const YAML::Node& node, ExperimentSpec& spe
   if (!spec.context && !spec.agent) r.fail(node, "paths", "name at least one of context: and agent:");
 }
 
+
+// Header names and values pass agents' checks (a CR or LF in a value would
+// start another header); the headers okfbench sets itself cannot be replaced.
+void check_header(const SpecReader& r, const YAML::Node& node, const std::string& key, const std::string& name,
+                  const std::string& value) {
+  try {
+    agents::check_header_name(name, "header name");
+    agents::check_header_value(value, "value");
+  } catch (const UsageError& e) {
+    r.fail(node, key, e.what());
+  }
+  std::string lower = name;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const char* reserved : {"authorization", "x-api-key", "content-type", "content-length", "host", "anthropic-version"}) {
+    if (lower == reserved) r.fail(node, key, fmt::format("{} is set by okfbench; give the key with api_key_env", name));
+  }
+}
+
+// http(s)://host[:port][/path], without user-info: a key in the URL would
+// reach the manifest and the reports.
+void check_base_url(const SpecReader& r, const YAML::Node& node, const std::string& key, const std::string& url) {
+  const bool scheme = url.starts_with("http://") || url.starts_with("https://");
+  if (!scheme) r.fail(node, key, fmt::format("expected an http:// or https:// URL, got \"{}\"", url));
+  const std::size_t host = url.find("://") + 3;
+  const std::string authority = url.substr(host, url.find('/', host) - host);
+  if (authority.empty()) r.fail(node, key, "the URL has no host");
+  if (authority.find('@') != std::string::npos) {
+    r.fail(node, key, "the URL carries user-info (user:key@); give the key with api_key_env instead");
+  }
+  for (unsigned char c : url) {
+    if (c <= 0x20 || c == 0x7f) r.fail(node, key, "the URL holds a space or a control character");
+  }
+}
+
+reports::ModelPrice read_price(const SpecReader& r, const YAML::Node& node, const std::string& key, const std::string& label) {
+  r.check_keys(node, key, kPriceKeys);
+  for (const char* required : {"input_per_mtok", "output_per_mtok"}) {
+    if (!node[required]) r.fail(node, key + "." + required, "required: dollars per million tokens");
+  }
+  const auto per_mtok = [&](const char* name, double otherwise) {
+    return node[name] ? r.number(node[name], key + "." + name, limits::price_per_mtok) : otherwise;
+  };
+  reports::ModelPrice price;
+  price.model = label;
+  price.input = per_mtok("input_per_mtok", 0);
+  price.output = per_mtok("output_per_mtok", 0);
+  price.cached_input = per_mtok("cached_input_per_mtok", price.input);
+  price.cache_write = per_mtok("cache_write_per_mtok", price.input);
+  price.source = node.Mark().line >= 0 ? fmt::format("the spec ({}:{})", r.file(), node.Mark().line + 1) : "the spec";
+  return price;
+}
+
+void check_model_name(const SpecReader& r, const YAML::Node& node, const std::string& key, const std::string& name) {
+  const bool ok = name == "sim" || (name.starts_with("openai:") && name.size() > 7) ||
+                  (name.starts_with("anthropic:") && name.size() > 10) || (name.starts_with("replay:") && name.size() > 7);
+  if (!ok) r.fail(node, key, fmt::format("unknown model \"{}\"; use sim, openai:MODEL, anthropic:MODEL or replay:CASSETTE", name));
+}
+
+ModelSpec read_model_entry(const SpecReader& r, const YAML::Node& node, const std::string& key) {
+  ModelSpec m;
+  if (!node.IsMap()) {
+    m.name = r.scalar<std::string>(node, key, "a model name or a mapping with name:");
+    check_model_name(r, node, key, m.name);
+  } else {
+    r.check_keys(node, key, kModelKeys);
+    if (!node["name"]) r.fail(node, key + ".name", "required: the model to call, e.g. openai:gpt-4o-mini");
+    m.name = r.scalar<std::string>(node["name"], key + ".name", "a model name");
+    check_model_name(r, node["name"], key + ".name", m.name);
+    if (node["label"]) m.label = r.scalar<std::string>(node["label"], key + ".label", "a string");
+    if (node["base_url"]) {
+      m.base_url = r.scalar<std::string>(node["base_url"], key + ".base_url", "a URL");
+      check_base_url(r, node["base_url"], key + ".base_url", m.base_url);
+    }
+    if (node["api_key_env"]) m.api_key_env = r.scalar<std::string>(node["api_key_env"], key + ".api_key_env", "a variable name");
+    if (const YAML::Node headers = node["headers"]) {
+      if (!headers.IsMap()) r.fail(headers, key + ".headers", "expected a mapping of header names to values");
+      for (const auto& entry : headers) {
+        const std::string name = entry.first.as<std::string>();
+        const std::string value = r.scalar<std::string>(entry.second, key + ".headers." + name, "a string");
+        check_header(r, entry.second, key + ".headers." + name, name, value);
+        m.headers.emplace_back(name, value);
+      }
+    }
+    const auto seconds = [&](const char* name, double& out) {
+      if (node[name]) out = r.number(node[name], key + "." + name, limits::model_timeout_seconds);
+    };
+    seconds("connect_timeout_seconds", m.connect_timeout_seconds);
+    seconds("request_timeout_seconds", m.request_timeout_seconds);
+    seconds("trial_deadline_seconds", m.trial_deadline_seconds);
+    if (node["max_output_tokens"]) {
+      m.max_output_tokens = static_cast<int>(r.number(node["max_output_tokens"], key + ".max_output_tokens", limits::max_output_tokens));
+    }
+    if (node["temperature"]) m.temperature = r.number(node["temperature"], key + ".temperature", limits::temperature);
+    if (node["replay"]) m.replay = r.path_value(node["replay"], key + ".replay", r.base());
+  }
+  if (m.label.empty()) m.label = m.name;
+  if (node.IsMap() && node["price"]) m.price = read_price(r, node["price"], key + ".price", m.label);
+  if (m.name.starts_with("replay:")) {
+    if (!m.replay.empty()) r.fail(node, key + ".replay", "a replay: model already answers from a cassette");
+    m.cassette = r.path_value(YAML::Node(m.name.substr(7)), key, r.base());
+  }
+  if (m.name == "sim" && (!m.base_url.empty() || !m.api_key_env.empty() || !m.headers.empty())) {
+    r.fail(node, key, "sim runs offline: base_url, api_key_env and headers apply to openai: and anthropic: models");
+  }
+  return m;
+}
+
 void read_models(const SpecReader& r, const YAML::Node& root, ExperimentSpec& spec) {
-  if (root["models"]) {
-    spec.models = r.string_list(root["models"], "models");
-    for (std::size_t i = 0; i < spec.models.size(); ++i) {
-      const std::string& m = spec.models[i];
-      const bool ok = m == "sim" || m.starts_with("openai:") || m.starts_with("anthropic:") || m.starts_with("replay:");
-      if (!ok) {
-        const YAML::Node n = root["models"].IsSequence() ? root["models"][i] : root["models"];
-        r.fail(n, "models", fmt::format("unknown model \"{}\"; use sim, openai:MODEL, anthropic:MODEL or replay:CASSETTE", m));
+  if (const YAML::Node models = root["models"]) {
+    spec.models.clear();
+    if (models.IsSequence()) {
+      for (std::size_t i = 0; i < models.size(); ++i) spec.models.push_back(read_model_entry(r, models[i], fmt::format("models[{}]", i)));
+    } else {
+      spec.models.push_back(read_model_entry(r, models, "models"));
+    }
+    if (spec.models.empty()) r.fail(models, "models", "expected at least one model");
+    std::set<std::string> labels;
+    for (const auto& m : spec.models) {
+      if (!labels.insert(m.label).second) {
+        r.fail(models, "models", fmt::format("two models are labelled \"{}\"; give one a label: of its own", m.label));
       }
     }
   }
@@ -345,11 +464,31 @@ void read_graders(const SpecReader& r, const YAML::Node& root, ExperimentSpec& s
   if (!std::count(spec.graders.begin(), spec.graders.end(), "judge")) spec.graders.push_back("judge");
 }
 
+// The spec as the hash sees it: without the settings that change how a run
+// goes but not what a trial computes (listed in spec.hpp).
+YAML::Node hashed_part(const YAML::Node& root) {
+  YAML::Node hashed = YAML::Clone(root);
+  for (const char* key : {"cost_cap_usd", "concurrency", "requests_per_minute", "tokens_per_minute"}) hashed.remove(key);
+  if (YAML::Node models = hashed["models"]; models && models.IsSequence()) {
+    for (std::size_t i = 0; i < models.size(); ++i) {
+      if (!models[i].IsMap()) continue;
+      for (const char* key : {"api_key_env", "price", "replay", "connect_timeout_seconds", "request_timeout_seconds",
+                              "trial_deadline_seconds"}) {
+        models[i].remove(key);
+      }
+      // An entry left with only its name hashes as the plain name, as before.
+      if (models[i].size() == 1 && models[i]["name"]) models[i] = YAML::Clone(models[i]["name"]);
+    }
+  }
+  return hashed;
+}
+
 void read_run_settings(const SpecReader& r, const YAML::Node& root, ExperimentSpec& spec) {
   if (root["name"]) spec.name = r.scalar<std::string>(root["name"], "name", "a string");
   if (root["seed"]) spec.seed = r.number(root["seed"], "seed", limits::seed);
   if (root["repeats"]) spec.repeats = static_cast<int>(r.number(root["repeats"], "repeats", limits::repeats));
   if (root["concurrency"]) spec.concurrency = static_cast<unsigned>(r.number(root["concurrency"], "concurrency", limits::concurrency));
+  if (root["tokens_per_minute"]) spec.tokens_per_minute = r.number(root["tokens_per_minute"], "tokens_per_minute", limits::tokens_per_minute);
   if (root["requests_per_minute"]) {
     spec.requests_per_minute = r.number(root["requests_per_minute"], "requests_per_minute", limits::requests_per_minute);
   }
@@ -373,7 +512,7 @@ std::uint64_t trials_per_question(const ExperimentSpec& spec) {
   }
   if (spec.agent) paths += times(spec.agent->surface.size(), times(spec.agent->tools.size(), spec.agent->max_turns.size()));
   std::uint64_t models = 0;
-  for (const auto& model : spec.models) models += model == "sim" ? spec.cache_models.size() : 1;
+  for (const auto& model : spec.models) models += model.name == "sim" ? spec.cache_models.size() : 1;
   return times(times(std::min(paths, cap), std::min(models, cap)), static_cast<std::uint64_t>(spec.repeats));
 }
 
@@ -460,6 +599,10 @@ std::string BundleSource::identity() const {
   return name;
 }
 
+bool ModelSpec::calls_provider() const {
+  return replay.empty() && (name.starts_with("openai:") || name.starts_with("anthropic:"));
+}
+
 std::string stable_hash(std::string_view text) {
   std::uint64_t h = 0xcbf29ce484222325ULL;
   for (unsigned char c : text) {
@@ -495,10 +638,8 @@ ExperimentSpec parse_spec(std::string_view yaml, std::string_view file_name, con
   check_plan_size(r, root, spec);
   // Settings that change how a run goes but not what a trial computes stay
   // out of the hash, so a run stopped at its cost cap resumes with a higher one.
-  YAML::Node hashed = YAML::Clone(root);
-  for (const char* key : {"cost_cap_usd", "concurrency", "requests_per_minute"}) hashed.remove(key);
   YAML::Emitter emitter;
-  emitter << hashed;
+  emitter << hashed_part(root);
   spec.hash = stable_hash(emitter.c_str());
   return spec;
 }

@@ -12,7 +12,8 @@
 //   seed: 1                        # [0..2^64-1] passed to sim and to generated bundles
 //   repeats: 1                     # [1..1000] each configuration runs this many times
 //   concurrency: 2                 # [1..256] trials in flight at once
-//   requests_per_minute: 0         # [0..1000000] model calls per minute over all workers; 0 = no limit
+//   requests_per_minute: 0         # [0..1000000] HTTP attempts (retries included) per minute over all workers; 0 = no limit
+//   tokens_per_minute: 0           # [0..1000000000000] estimated input tokens sent per minute over all workers; 0 = no limit
 //   cost_cap_usd: 5.0              # (0..1000000] stop starting trials once the spend reaches this
 //   max_questions: 0               # [0..10000000] per bundle, the first N questions; 0 = all
 //   cache_dir: okfbench-out/cache  # generated and converted bundles, relative to the working directory
@@ -32,7 +33,28 @@
 //       surface: [grafito]         # grafito or harnessx tool names
 //       tools: [[browse, search, open, follow, history, remember], [search, open]]
 //       max_turns: [12]            # [1..1000]
-//   models: [sim]                  # sim, openai:MODEL, anthropic:MODEL
+//   models:                        # default [sim]; each entry a name or a mapping
+//     - sim                        # the offline model
+//     - openai:gpt-4o-mini         # an OpenAI-compatible endpoint (Chat Completions)
+//     - anthropic:claude-sonnet-4-5  # the Anthropic Messages API
+//     - replay:calls.jsonl         # answers from one cassette (agent --record), no network
+//     - name: openai:gpt-4o-mini   # REQUIRED in a mapping: what to call
+//       label: mini-via-gateway    # how trials and reports name it (default: name); unique
+//       base_url: http://gateway:8080/v1   # default $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL, else the official one
+//       api_key_env: GATEWAY_KEY   # the variable holding the key (default OPENAI_API_KEY / ANTHROPIC_API_KEY)
+//       headers: {X-Team: evals}   # extra request headers; no control characters, not
+//                                  # Authorization / x-api-key / Content-Type / Content-Length / Host
+//       connect_timeout_seconds: 10     # per connection attempt
+//       request_timeout_seconds: 120    # per HTTP attempt
+//       trial_deadline_seconds: 600     # everything one trial does with the model, retries and waits included
+//       max_output_tokens: 1024    # per call, 1 to 1000000
+//       temperature: 0             # 0 to 2
+//       price: {input_per_mtok: 0.15, cached_input_per_mtok: 0.075, cache_write_per_mtok: 0.15,
+//               output_per_mtok: 0.60}  # dollars per million tokens; input and output required, the
+//                                       # cached and cache-write prices default to the input price;
+//                                       # without one the pricing table prices the name (reports/pricing.hpp)
+//       replay: recorded/          # answer each trial from the cassette `run --record recorded/`
+//                                  # wrote for it (no network, no key; same trial keys and records)
 //   cache_models: [openai]         # none, openai, anthropic
 //   graders: [facts, citations, answered]   # the default; also judge (reports/graders.hpp)
 //   judge: {model: sim, votes: 1}  # optional LLM-as-judge: sim, openai:MODEL or anthropic:MODEL,
@@ -44,6 +66,11 @@
 // A plan may hold at most limits::planned_trials (1,000,000) trials: more
 // configurations per question than that are refused here, more trials over
 // all questions by the runner, before anything is allocated.
+//
+// The spec hash (which a run folder keeps, so that it is only resumed with the
+// same spec) leaves out what changes how a run goes but not what a trial
+// computes: cost_cap_usd, concurrency, requests_per_minute, tokens_per_minute
+// and, in model mappings, api_key_env, price, replay and the timeouts.
 //
 // Problems are InputErrors naming the file, the line and the key, e.g.
 //   default.yaml:14: paths.context.budget_tokens: expected an integer from 1 to 10000000, got "lots"
@@ -57,7 +84,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include "reports/record.hpp"
 
 namespace okfbench::harness {
 
@@ -101,22 +131,57 @@ struct JudgeSpec {
   int votes = 1;
 };
 
+// Defaults of a model's network settings (one definition, used by the spec
+// reader and documented above).
+inline constexpr double kDefaultConnectTimeoutSeconds = 10;
+inline constexpr double kDefaultRequestTimeoutSeconds = 120;
+inline constexpr double kDefaultTrialDeadlineSeconds = 600;
+
+// One entry of `models:`.
+struct ModelSpec {
+  std::string name;   // sim, openai:MODEL, anthropic:MODEL or replay:CASSETTE
+  std::string label;  // how trials name it (PathConfig::model); the name unless the spec gives one
+  std::string base_url;
+  std::string api_key_env;
+  std::vector<std::pair<std::string, std::string>> headers;
+  double connect_timeout_seconds = kDefaultConnectTimeoutSeconds;
+  double request_timeout_seconds = kDefaultRequestTimeoutSeconds;
+  double trial_deadline_seconds = kDefaultTrialDeadlineSeconds;
+  std::optional<int> max_output_tokens;
+  std::optional<double> temperature;
+  std::optional<reports::ModelPrice> price;  // price.model is the label
+  std::filesystem::path replay;              // folder of per-trial cassettes; "" = call the model
+  std::filesystem::path cassette;            // replay:CASSETTE, resolved against the spec's folder
+
+  // A model of that name and label with every other setting at its default.
+  static ModelSpec named(std::string name) {
+    ModelSpec m;
+    m.label = name;
+    m.name = std::move(name);
+    return m;
+  }
+  // openai:..., anthropic:... without replay: trials cost money.
+  bool calls_provider() const;
+  bool operator==(const ModelSpec&) const = default;
+};
+
 struct ExperimentSpec {
   std::string name;
   std::filesystem::path file;  // where it was read from ("" for text)
-  std::string hash;            // of the spec after --set overrides, without cost_cap_usd,
-                               // concurrency and requests_per_minute; 16 hex digits
+  std::string hash;            // of the spec after --set overrides, without the settings
+                               // listed above; 16 hex digits
   std::uint64_t seed = 1;
   int repeats = 1;
   unsigned concurrency = 2;
   double requests_per_minute = 0;
+  double tokens_per_minute = 0;
   std::optional<double> cost_cap_usd;
   std::size_t max_questions = 0;
   std::filesystem::path cache_dir = "okfbench-out/cache";
   std::vector<BundleSource> bundles;
   std::optional<ContextSweep> context;
   std::optional<AgentSweep> agent;
-  std::vector<std::string> models = {"sim"};
+  std::vector<ModelSpec> models = {ModelSpec::named("sim")};
   std::vector<std::string> cache_models = {"none"};
   std::vector<std::string> graders = {"facts", "citations", "answered"};  // "judge" when judge is set
   std::optional<JudgeSpec> judge;

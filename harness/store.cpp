@@ -3,7 +3,12 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -18,12 +23,24 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// SQLite's message plus the system's reason when a write failed ("disk I/O
+// error (File too large)"), which says what to fix.
+std::string sqlite_error(sqlite3* db) {
+  std::string message = sqlite3_errmsg(db);
+  if (const int error = sqlite3_system_errno(db); error != 0) message += fmt::format(" ({})", std::strerror(error));
+  const int code = sqlite3_errcode(db);
+  if (code == SQLITE_FULL || code == SQLITE_IOERR) {
+    message += "; free some space (or raise the quota) and run again with the same --out to resume";
+  }
+  return message;
+}
+
 // A prepared statement, finalized on every path out.
 class Statement {
  public:
   Statement(sqlite3* db, const char* sql) : db_(db) {
     if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) {
-      throw InputError(fmt::format("results.sqlite: cannot prepare \"{}\": {}", sql, sqlite3_errmsg(db)));
+      throw InputError(fmt::format("results.sqlite: cannot prepare \"{}\": {}", sql, sqlite_error(db)));
     }
   }
   ~Statement() { sqlite3_finalize(stmt_); }
@@ -49,7 +66,7 @@ class Statement {
   int step() {
     const int rc = sqlite3_step(stmt_);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE && (rc & 0xff) != SQLITE_CONSTRAINT) {
-      throw InputError(fmt::format("results.sqlite: {}", sqlite3_errmsg(db_)));
+      throw InputError(fmt::format("results.sqlite: {}", sqlite_error(db_)));
     }
     return rc & 0xff;
   }
@@ -65,11 +82,8 @@ class Statement {
 };
 
 void exec(sqlite3* db, const char* sql) {
-  char* message = nullptr;
-  if (sqlite3_exec(db, sql, nullptr, nullptr, &message) != SQLITE_OK) {
-    std::string text = message ? message : "unknown error";
-    sqlite3_free(message);
-    throw InputError(fmt::format("results.sqlite: {} (while running \"{}\")", text, sql));
+  if (sqlite3_exec(db, sql, nullptr, nullptr, nullptr) != SQLITE_OK) {
+    throw InputError(fmt::format("results.sqlite: {} (while running \"{}\")", sqlite_error(db), sql));
   }
 }
 
@@ -87,6 +101,31 @@ std::vector<std::string> stored_lines(sqlite3* db) {
   Statement select(db, "SELECT record FROM trials ORDER BY seq");
   while (select.step() == SQLITE_ROW) lines.push_back(select.text(0));
   return lines;
+}
+
+// Appends one line; a short write, a full disk or a failed close is an
+// InputError naming the file and the system's reason.
+void append_line(const fs::path& path, const std::string& line) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw InputError(fmt::format("cannot append to {}: {}", path.string(), std::strerror(errno)));
+  const std::string text = line + "\n";
+  std::size_t done = 0;
+  int error = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      error = errno;
+      break;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error != 0) {
+    throw InputError(fmt::format("cannot append to {}: {}; the trial is stored in results.sqlite and the file is "
+                                 "rewritten from it when the folder is opened again",
+                                 path.string(), std::strerror(error)));
+  }
 }
 
 }  // namespace
@@ -110,6 +149,8 @@ ResultStore ResultStore::open(const fs::path& dir) {
   exec(store.db_,
        "CREATE TABLE IF NOT EXISTS trials(seq INTEGER PRIMARY KEY, trial_key TEXT UNIQUE NOT NULL, bundle TEXT, "
        "question_id TEXT, label TEXT, input_tokens INTEGER, evidence_recall REAL, error TEXT, record TEXT NOT NULL)");
+  exec(store.db_,
+       "CREATE TABLE IF NOT EXISTS superseded(seq INTEGER PRIMARY KEY, trial_key TEXT NOT NULL, record TEXT NOT NULL)");
   store.sync_jsonl();
   return store;
 }
@@ -142,12 +183,44 @@ bool ResultStore::add(const reports::TrialRecord& record) {
   insert.bind(7, agents::redact(record.error));
   insert.bind(8, line);
   if (insert.step() == SQLITE_CONSTRAINT) return false;
-  std::FILE* file = std::fopen((dir_ / "results.jsonl").c_str(), "ab");
-  if (!file) throw InputError(fmt::format("cannot append to {}", (dir_ / "results.jsonl").string()));
-  const std::string text = line + "\n";
-  const bool ok = std::fwrite(text.data(), 1, text.size(), file) == text.size();
-  if (std::fclose(file) != 0 || !ok) throw InputError(fmt::format("cannot append to {}: disk full?", (dir_ / "results.jsonl").string()));
+  if (!jsonl_stale_) append_line(dir_ / "results.jsonl", line);  // a stale file is rewritten whole by flush_jsonl()
   return true;
+}
+
+void ResultStore::replace(const reports::TrialRecord& record) {
+  const std::string line = agents::redact_json(reports::to_jsonl_line(record));  // as in add()
+  std::lock_guard lock(*mutex_);
+  exec(db_, "BEGIN IMMEDIATE");
+  try {
+    Statement keep(db_, "INSERT INTO superseded(trial_key, record) SELECT trial_key, record FROM trials WHERE trial_key = ?1");
+    keep.bind(1, record.trial_key);
+    keep.step();
+    if (sqlite3_changes(db_) != 1) throw InputError(fmt::format("results.sqlite: no stored trial {} to replace", record.trial_key));
+    Statement update(db_,
+                     "UPDATE trials SET bundle = ?2, question_id = ?3, label = ?4, input_tokens = ?5, evidence_recall = ?6, "
+                     "error = ?7, record = ?8 WHERE trial_key = ?1");
+    update.bind(1, record.trial_key);
+    update.bind(2, record.bundle);
+    update.bind(3, record.question_id);
+    update.bind(4, record.config.label());
+    update.bind(5, total_input(record));
+    update.bind(6, record.evidence_recall);
+    update.bind(7, agents::redact(record.error));
+    update.bind(8, line);
+    update.step();
+    exec(db_, "COMMIT");
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+  jsonl_stale_ = true;
+}
+
+void ResultStore::flush_jsonl() {
+  std::lock_guard lock(*mutex_);
+  if (!jsonl_stale_) return;
+  sync_jsonl();
+  jsonl_stale_ = false;
 }
 
 std::set<std::string> ResultStore::keys() const {
@@ -168,6 +241,16 @@ std::vector<reports::TrialRecord> ResultStore::records() const {
   return out;
 }
 
+std::vector<reports::TrialRecord> ResultStore::superseded() const {
+  std::lock_guard lock(*mutex_);
+  std::vector<reports::TrialRecord> out;
+  Statement select(db_, "SELECT seq, record FROM superseded ORDER BY seq");
+  while (select.step() == SQLITE_ROW) {
+    out.push_back(reports::trial_from_json_text(select.text(1), fmt::format("results.sqlite superseded row {}", select.integer(0))));
+  }
+  return out;
+}
+
 std::size_t ResultStore::size() const {
   std::lock_guard lock(*mutex_);
   Statement count(db_, "SELECT COUNT(*) FROM trials");
@@ -176,7 +259,10 @@ std::size_t ResultStore::size() const {
 }
 
 ResultStore::ResultStore(ResultStore&& other) noexcept
-    : dir_(std::move(other.dir_)), db_(std::exchange(other.db_, nullptr)), mutex_(std::move(other.mutex_)) {}
+    : dir_(std::move(other.dir_)),
+      db_(std::exchange(other.db_, nullptr)),
+      mutex_(std::move(other.mutex_)),
+      jsonl_stale_(other.jsonl_stale_) {}
 
 ResultStore& ResultStore::operator=(ResultStore&& other) noexcept {
   if (this != &other) {
@@ -184,6 +270,7 @@ ResultStore& ResultStore::operator=(ResultStore&& other) noexcept {
     dir_ = std::move(other.dir_);
     db_ = std::exchange(other.db_, nullptr);
     mutex_ = std::move(other.mutex_);
+    jsonl_stale_ = other.jsonl_stale_;
   }
   return *this;
 }

@@ -10,12 +10,20 @@
 // commit and the append, or in the middle of a line), it is rewritten from
 // SQLite.
 //
-// Table (schema_version 1):
+// A failed trial that is run again (resume, see harness/runner.hpp) replaces
+// its record; the failed record moves to `superseded`, so the money it spent
+// still counts, and results.jsonl is rewritten from SQLite by flush_jsonl()
+// (or by the next open, if the process dies first).
+//
+// Tables (schema_version 1):
 //   trials(seq INTEGER PRIMARY KEY, trial_key TEXT UNIQUE NOT NULL, bundle TEXT,
 //          question_id TEXT, label TEXT, input_tokens INTEGER, evidence_recall REAL,
 //          error TEXT, record TEXT NOT NULL)   -- record: the JSONL line
-// Every known API key (agents/secrets.hpp) is redacted from what add() writes.
-// Thread-safe: add() may be called from every worker.
+//   superseded(seq INTEGER PRIMARY KEY, trial_key TEXT NOT NULL, record TEXT NOT NULL)
+// Every known API key (agents/secrets.hpp) is redacted from what add() and
+// replace() write.
+// Thread-safe: add() and replace() may be called from every worker.
+// A full disk or any other failed write is an InputError, never a crash.
 #include <cstddef>
 #include <filesystem>
 #include <memory>
@@ -40,8 +48,17 @@ class ResultStore {
   // with the same key is already stored.
   bool add(const reports::TrialRecord& record);
 
+  // Stores `record` in place of the stored trial with its key, in one
+  // transaction that moves the old record to `superseded`. Throws InputError
+  // when no trial with that key is stored.
+  void replace(const reports::TrialRecord& record);
+
+  // Rewrites results.jsonl from SQLite when replace() has made it stale.
+  void flush_jsonl();
+
   std::set<std::string> keys() const;
   std::vector<reports::TrialRecord> records() const;  // in the order they were stored
+  std::vector<reports::TrialRecord> superseded() const;  // earlier runs of re-run trials, oldest first
   std::size_t size() const;
 
   ResultStore(ResultStore&&) noexcept;
@@ -55,6 +72,7 @@ class ResultStore {
   std::filesystem::path dir_;
   sqlite3* db_ = nullptr;
   std::unique_ptr<std::mutex> mutex_ = std::make_unique<std::mutex>();
+  bool jsonl_stale_ = false;  // guarded by mutex_
 };
 
 }  // namespace okfbench::harness

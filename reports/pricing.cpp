@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <cstdlib>
 
 #include "retrieval/error.hpp"
@@ -54,14 +57,15 @@ ModelPrice read_row(const std::filesystem::path& path, const YAML::Node& row) {
   return p;
 }
 
-// "openai:gpt-4.1" (how specs name a provider's model) and gateway names
-// such as "anthropic/claude-sonnet-4-5" are priced by the model alone.
-std::string_view without_gateway_prefix(std::string_view model) {
-  for (std::string_view provider : {"openai:", "anthropic:"}) {
-    if (model.starts_with(provider)) model.remove_prefix(provider.size());
-  }
-  auto slash = model.rfind('/');
-  return slash == std::string_view::npos ? model : model.substr(slash + 1);
+bool all_digits(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); });
+}
+
+// "-YYYY-MM-DD" or "-YYYYMMDD": a provider's dated snapshot of a model.
+bool is_date_suffix(std::string_view suffix) {
+  if (suffix.size() == 9) return suffix[0] == '-' && all_digits(suffix.substr(1));
+  return suffix.size() == 11 && suffix[0] == '-' && all_digits(suffix.substr(1, 4)) && suffix[5] == '-' &&
+         all_digits(suffix.substr(6, 2)) && suffix[8] == '-' && all_digits(suffix.substr(9, 2));
 }
 
 // One model call (or a sum of calls, since prices are linear) in dollars.
@@ -103,34 +107,76 @@ PricingTable PricingTable::load(const std::filesystem::path& path) {
   return table;
 }
 
-PricingTable PricingTable::load_default() {
-  if (const char* env = std::getenv("OKFBENCH_PRICING"); env && *env) return load(env);
-  return load(std::filesystem::path(OKFBENCH_SOURCE_DIR) / "datasets" / "pricing.yaml");
+std::filesystem::path PricingTable::default_path() {
+  if (const char* env = std::getenv("OKFBENCH_PRICING"); env && *env) return env;
+  return std::filesystem::path(OKFBENCH_SOURCE_DIR) / "datasets" / "pricing.yaml";
+}
+
+PricingTable PricingTable::load_default() { return load(default_path()); }
+
+void PricingTable::set_price(const std::string& model, const ModelPrice& price) {
+  for (auto& entry : exact_) {
+    if (entry.model == model) {
+      entry.price = price;
+      return;
+    }
+  }
+  exact_.push_back({model, price});
 }
 
 const ModelPrice* PricingTable::find_row(std::string_view model) const {
-  const ModelPrice* best = nullptr;
   for (const auto& row : rows_) {
     if (row.model == model) return &row;
-    bool dated_snapshot = model.size() > row.model.size() && model.starts_with(row.model) &&
-                          model[row.model.size()] == '-';
-    if (dated_snapshot && (!best || row.model.size() > best->model.size())) best = &row;
   }
-  return best;
+  for (const auto& row : rows_) {
+    if (model.starts_with(row.model) && is_date_suffix(model.substr(row.model.size()))) return &row;
+  }
+  return nullptr;
 }
 
 const ModelPrice* PricingTable::find(std::string_view model) const {
-  std::string_view name = without_gateway_prefix(model);
+  for (const auto& entry : exact_) {
+    if (entry.model == model) return &entry.price;
+  }
+  const std::string_view name = provider_model_id(model);
   for (const auto& alias : aliases_) {
     if (alias.model == name) return find_row(alias.priced_as);
   }
   return find_row(name);
 }
 
+std::string_view provider_model_id(std::string_view model) {
+  for (std::string_view provider : {"openai:", "anthropic:"}) {
+    if (model.starts_with(provider)) model.remove_prefix(provider.size());
+  }
+  if (const auto slash = model.rfind('/'); slash != std::string_view::npos) model.remove_prefix(slash + 1);
+  return model;
+}
+
+PricingTable with_recorded_prices(PricingTable table, const std::vector<PricedModel>& recorded) {
+  for (const auto& entry : recorded) table.set_price(entry.model, entry.price);
+  return table;
+}
+
+std::vector<std::string> repriced_models(const PricingTable& table, const std::vector<PricedModel>& recorded) {
+  std::vector<std::string> out;
+  for (const auto& entry : recorded) {
+    const ModelPrice* now = table.find(entry.model);
+    const bool same = now && now->input == entry.price.input && now->cached_input == entry.price.cached_input &&
+                      now->cache_write == entry.price.cache_write && now->output == entry.price.output;
+    if (!same) out.push_back(entry.model);
+  }
+  return out;
+}
+
 TrialCost trial_cost(const TrialRecord& record, const PricingTable& pricing) {
   TrialCost cost;
   const ModelPrice* price = pricing.find(record.config.model);
   if (!price) return cost;
+  if (record.turns.empty() && !record.error.empty()) {
+    cost.dollars = 0.0;  // no call completed: providers do not bill a request that failed
+    return cost;
+  }
   if (record.turns.empty()) {
     // A context trial that sent its pack to no model: priced as the one call
     // that would send it, so one-shot and agent paths stay comparable.

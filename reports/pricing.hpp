@@ -1,16 +1,26 @@
 #pragma once
-// A dated table of model list prices (datasets/pricing.yaml) and the cost of a
-// trial's model calls under it.
+// A dated table of model list prices (datasets/pricing.yaml), the prices a
+// spec gives its own models, and the cost of a trial's model calls.
+//
+// Which price a model name gets (PricingTable::find), first match wins:
+//   1. a price set for exactly this name (a spec's `price:`, or the prices a
+//      stored run recorded in its manifest);
+//   2. the name reduced to the provider's model id: a provider prefix
+//      "openai:" or "anthropic:" is dropped, then a gateway prefix up to the
+//      last "/" ("openai:openrouter/anthropic/claude-sonnet-4-5" -> "claude-sonnet-4-5");
+//   3. an alias of the table (`aliases:`, e.g. sim -> gpt-4.1-mini,
+//      claude-sonnet-4.5 -> claude-sonnet-4-5);
+//   4. a row of that exact name;
+//   5. a row followed by a date: "-YYYY-MM-DD" or "-YYYYMMDD"
+//      (gpt-4o-mini-2024-07-18, claude-sonnet-4-5-20250929). Nothing else
+//      matches, so "gpt-4o-audio-preview" is not priced as "gpt-4o".
+// A model that matches nothing has no price: its cost is unknown ("n/a"),
+// never a guess.
 //
 // A context trial without model calls is priced as one call whose input is its
-// pack (context_tokens) and whose output is empty. A model named the way specs
-// name a provider's model ("openai:gpt-4.1-mini") is priced by the model name.
+// pack (context_tokens) and whose output is empty; a failed trial is priced by
+// the calls it completed (none: $0, since a failed request is not billed).
 //
-// cost = (input - cached - cache_write) * input_price
-//      + cached * cached_input_price + cache_write * cache_write_price
-//      + output * output_price,            all prices per million tokens.
-// input_tokens includes cached and cache-write tokens (DESIGN.md agents/
-// "Usage normalisation"), so they are subtracted before pricing the rest.
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -21,16 +31,6 @@
 #include "reports/record.hpp"
 
 namespace okfbench::reports {
-
-struct ModelPrice {
-  std::string model;
-  double input = 0.0;         // dollars per million uncached input tokens
-  double cached_input = 0.0;  // dollars per million input tokens served from cache
-  double cache_write = 0.0;   // dollars per million input tokens written to cache
-  double output = 0.0;        // dollars per million output tokens
-  std::string source;
-  std::string as_of;  // date the price was read at `source`, YYYY-MM-DD
-};
 
 struct PricingAlias {
   std::string model;      // e.g. "sim"
@@ -45,6 +45,12 @@ class PricingTable {
   // The table shipped with okfbench: $OKFBENCH_PRICING if set, else
   // <source tree>/datasets/pricing.yaml.
   static PricingTable load_default();
+  // The file load_default() reads.
+  static std::filesystem::path default_path();
+
+  // Prices the model named exactly `model` with `price` (rule 1 above),
+  // replacing an earlier set_price of the same name.
+  void set_price(const std::string& model, const ModelPrice& price);
 
   // The row a model name is priced with (see pricing.yaml for the matching
   // rules), or nullptr when the model has no price.
@@ -57,7 +63,20 @@ class PricingTable {
   const ModelPrice* find_row(std::string_view model) const;
   std::vector<ModelPrice> rows_;
   std::vector<PricingAlias> aliases_;
+  std::vector<PricedModel> exact_;  // set_price, in the order set
 };
+
+// The provider's model id of a model name (rule 2 above): "openai:vendor/gpt-4o-mini" -> "gpt-4o-mini".
+std::string_view provider_model_id(std::string_view model);
+
+// The prices of a stored run: `table` with every model of `recorded` priced
+// exactly as recorded, so a report rebuilt later is not re-priced by a table
+// that changed since.
+PricingTable with_recorded_prices(PricingTable table, const std::vector<PricedModel>& recorded);
+
+// The models of `recorded` that `table` prices differently (for a warning
+// when a run is reported or resumed with another table).
+std::vector<std::string> repriced_models(const PricingTable& table, const std::vector<PricedModel>& recorded);
 
 struct TrialCost {
   std::optional<double> dollars;  // unknown when the model has no price or a turn's input/output is unknown

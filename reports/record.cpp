@@ -273,6 +273,10 @@ void to_json(json& j, const TrialRecord& v) {
            {"judge_usage", v.judge_usage ? json(*v.judge_usage) : json(nullptr)},
            {"error", v.error},
            {"timings", v.timings}};
+  // Written only when they say something, so records of trials that ran
+  // once without an error read as they always did.
+  if (!v.error_class.empty()) j["error_class"] = v.error_class;
+  if (v.runs != 1) j["runs"] = v.runs;
 }
 
 void from_json(const json& j, TrialRecord& v) {
@@ -297,6 +301,12 @@ void from_json(const json& j, TrialRecord& v) {
   read(j, "grades", v.grades);
   read(j, "judge_usage", v.judge_usage);
   read(j, "error", v.error);
+  read(j, "error_class", v.error_class);
+  if (!v.error_class.empty() && v.error_class != "transient" && v.error_class != "permanent") {
+    throw InputError(fmt::format("field 'error_class' is \"{}\"; expected \"transient\" or \"permanent\"", v.error_class));
+  }
+  read(j, "runs", v.runs);
+  if (v.runs < 1) throw InputError(fmt::format("field 'runs' is {}; expected at least 1", v.runs));
   read(j, "timings", v.timings);
 }
 
@@ -306,6 +316,39 @@ void from_json(const json& j, ModelEndpoint& v) {
   require_object(j, "model");
   read_required(j, "model", v.model);
   read(j, "endpoint", v.endpoint);
+}
+
+void to_json(json& j, const ModelPrice& v) {
+  j = json{{"model", v.model},   {"input", v.input},   {"cached_input", v.cached_input}, {"cache_write", v.cache_write},
+           {"output", v.output}, {"source", v.source}, {"as_of", v.as_of}};
+}
+
+void from_json(const json& j, ModelPrice& v) {
+  require_object(j, "price");
+  read_required(j, "model", v.model);
+  read_required(j, "input", v.input);
+  read_required(j, "cached_input", v.cached_input);
+  read_required(j, "cache_write", v.cache_write);
+  read_required(j, "output", v.output);
+  read(j, "source", v.source);
+  read(j, "as_of", v.as_of);
+}
+
+void to_json(json& j, const PricedModel& v) { j = json{{"model", v.model}, {"price", v.price}}; }
+
+void from_json(const json& j, PricedModel& v) {
+  require_object(j, "priced model");
+  read_required(j, "model", v.model);
+  read_required(j, "price", v.price);
+}
+
+void to_json(json& j, const InputHash& v) { j = json{{"kind", v.kind}, {"name", v.name}, {"sha256", v.sha256}}; }
+
+void from_json(const json& j, InputHash& v) {
+  require_object(j, "input");
+  read_required(j, "kind", v.kind);
+  read_required(j, "name", v.name);
+  read_required(j, "sha256", v.sha256);
 }
 
 void to_json(json& j, const RunManifest& v) {
@@ -320,6 +363,8 @@ void to_json(json& j, const RunManifest& v) {
            {"models", v.models},
            {"cache_models", v.cache_models},
            {"seeds", v.seeds}};
+  if (!v.prices.empty()) j["prices"] = v.prices;
+  if (!v.inputs.empty()) j["inputs"] = v.inputs;
 }
 
 void from_json(const json& j, RunManifest& v) {
@@ -336,6 +381,8 @@ void from_json(const json& j, RunManifest& v) {
   read(j, "models", v.models);
   read(j, "cache_models", v.cache_models);
   read(j, "seeds", v.seeds);
+  read(j, "prices", v.prices);
+  read(j, "inputs", v.inputs);
 }
 
 std::string to_jsonl_line(const TrialRecord& record) { return json_text(json(record)); }

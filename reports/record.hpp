@@ -163,6 +163,11 @@ struct TrialRecord {
   std::vector<Grade> grades;              // one per grader the run named, in the order named
   std::optional<JudgeUsage> judge_usage;  // when a judge graded the trial
   std::string error;  // empty when the trial finished; otherwise why it did not
+  // With an error: "transient" (network, timeout, HTTP 429/5xx, the trial
+  // deadline: trying again may succeed, and resume does) or "permanent"
+  // (anything else: resume leaves it unless asked); empty without an error.
+  std::string error_class;
+  int runs = 1;  // how many times this trial has been run, this run included (resume re-runs failures)
   Timings timings;
   bool operator==(const TrialRecord&) const = default;
 };
@@ -171,6 +176,36 @@ struct ModelEndpoint {
   std::string model;
   std::string endpoint;  // base URL only; never a key or a URL carrying credentials
   bool operator==(const ModelEndpoint&) const = default;
+};
+
+// A model list price in dollars per million tokens (a row of
+// datasets/pricing.yaml, or a price a spec gives one of its models).
+struct ModelPrice {
+  std::string model;          // the row's name
+  double input = 0.0;         // uncached input tokens
+  double cached_input = 0.0;  // input tokens served from cache
+  double cache_write = 0.0;   // input tokens written to cache
+  double output = 0.0;        // output tokens
+  std::string source;
+  std::string as_of;  // date the price was read at `source`, YYYY-MM-DD
+  bool operator==(const ModelPrice&) const = default;
+};
+
+// A model of a run and the price it was priced with.
+struct PricedModel {
+  std::string model;  // as the spec names it, e.g. "openai:gpt-4o-mini"
+  ModelPrice price;
+  bool operator==(const PricedModel&) const = default;
+};
+
+// The content hash of something a run read: kind "bundle" (every file of the
+// folder, see the runner), "questions" (the file), "tokenizer" (the
+// vocabulary file) or "pricing" (the table file).
+struct InputHash {
+  std::string kind;
+  std::string name;  // bundle name, question set file, encoding or table path
+  std::string sha256;
+  bool operator==(const InputHash&) const = default;
 };
 
 struct RunManifest {
@@ -185,6 +220,8 @@ struct RunManifest {
   std::vector<ModelEndpoint> models;
   std::vector<std::string> cache_models;
   std::vector<std::uint64_t> seeds;
+  std::vector<PricedModel> prices;  // every priced model of the run, as priced when it started
+  std::vector<InputHash> inputs;    // what the run read, so changed data is noticed on resume and compare
   bool operator==(const RunManifest&) const = default;
 };
 
@@ -210,6 +247,12 @@ void to_json(nlohmann::json& j, const TrialRecord& v);
 void from_json(const nlohmann::json& j, TrialRecord& v);
 void to_json(nlohmann::json& j, const ModelEndpoint& v);
 void from_json(const nlohmann::json& j, ModelEndpoint& v);
+void to_json(nlohmann::json& j, const ModelPrice& v);
+void from_json(const nlohmann::json& j, ModelPrice& v);
+void to_json(nlohmann::json& j, const PricedModel& v);
+void from_json(const nlohmann::json& j, PricedModel& v);
+void to_json(nlohmann::json& j, const InputHash& v);
+void from_json(const nlohmann::json& j, InputHash& v);
 void to_json(nlohmann::json& j, const RunManifest& v);
 void from_json(const nlohmann::json& j, RunManifest& v);
 

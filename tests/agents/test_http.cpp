@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <vector>
 
 #include "agents/mock_server.hpp"
 #include "retrieval/error.hpp"
@@ -237,6 +238,47 @@ TEST(Http, BackoffIsExponentialWithJitterCappedAndRetryAfterWins) {
   EXPECT_EQ(parse_retry_after("soon"), std::nullopt);
   EXPECT_EQ(parse_retry_after("99999999999999999999999999999999999999999999"), 1e9);  // no overflow
   EXPECT_EQ(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"), 0.0);  // in the past
+}
+
+TEST(Http, EveryAttemptRetriesIncludedPassesTheHookFirst) {
+  Server s("500:2");
+  RetryPolicy p = quick();
+  p.max_attempts = 3;
+  std::vector<std::size_t> answered;  // requests the server had answered when each attempt was about to start
+  p.before_attempt = [&] { answered.push_back(s.server.requests()); };
+  const HttpResult result = post_json(s.url(), {}, kBody, p, "test endpoint");
+  EXPECT_EQ(result.attempts, 3);
+  EXPECT_EQ(answered, (std::vector<std::size_t>{0, 1, 2}));
+}
+
+TEST(Http, DeadlineAtCutsAnAttemptThatHangs) {
+  Server s("delay:1:3");  // the first request is answered after 3 s
+  RetryPolicy p = quick();
+  p.timeout_seconds = 60;
+  const auto start = Clock::now();
+  p.deadline_at = start + std::chrono::milliseconds(400);
+  CallError e = failure(s.url(), p);
+  EXPECT_TRUE(e.transient());
+  EXPECT_LT(seconds_since(start), 2.0);  // neither the 3 s the server takes nor 60 s of timeout
+}
+
+TEST(Http, NoRetryWaitsPastDeadlineAt) {
+  Server s("500:5");
+  RetryPolicy p = quick();
+  p.max_attempts = 5;
+  p.base_delay_seconds = 30;  // the first backoff (15..30 s) would end after the deadline
+  std::vector<double> sleeps;
+  p.sleep = [&](double seconds) { sleeps.push_back(seconds); };
+  p.deadline_at = Clock::now() + std::chrono::seconds(5);
+  CallError e = failure(s.url(), p);
+  EXPECT_TRUE(e.transient());
+  EXPECT_NE(std::string(e.what()).find("the trial deadline passed after 1 attempt(s); last error: HTTP 500"), std::string::npos)
+      << e.what();
+  EXPECT_TRUE(sleeps.empty());
+  EXPECT_EQ(s.server.requests(), 1u);
+  p.deadline_at = Clock::now() - std::chrono::seconds(1);  // already past: nothing is sent
+  EXPECT_TRUE(failure(s.url(), p).transient());
+  EXPECT_EQ(s.server.requests(), 1u);
 }
 
 }  // namespace

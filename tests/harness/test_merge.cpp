@@ -4,8 +4,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <map>
 
+#include "harness/file_lock.hpp"
 #include "harness/runner.hpp"
 #include "harness/spec.hpp"
 #include "reports/record.hpp"
@@ -83,6 +86,36 @@ TEST(Merge, RefusesShardsOfAnotherSpecAndWritesNothing) {
   EXPECT_THROW(merge_runs({run.dir / "other"}, run.dir / "shard1"), InputError);  // DIR holds another spec
   EXPECT_THROW(merge_runs({run.dir / "missing"}, run.dir / "merged"), InputError);
   EXPECT_THROW(merge_runs({}, run.dir / "merged"), UsageError);
+}
+
+TEST(Merge, RefusesAShardStillRunningAndShardsOverOtherData) {
+  ShardedRun run;
+  {
+    const FileLock running = FileLock::acquire(run.dir / "shard2" / "okfbench.lock", FileLock::Wait::no);
+    try {
+      merge_runs({run.dir / "shard1", run.dir / "shard2"}, run.dir / "merged");
+      FAIL() << "expected an InputError";
+    } catch (const InputError& e) {
+      EXPECT_THAT(e.what(), HasSubstr(fmt::format("shard2 is still being written by okfbench pid {}", ::getpid())));
+    }
+  }
+  reports::RunManifest manifest = reports::read_manifest(run.dir / "shard2" / "manifest.json");
+  bool edited = false;
+  for (auto& input : manifest.inputs) {
+    if (input.kind == "bundle") {
+      input.sha256 = std::string(64, '0');
+      edited = true;
+    }
+  }
+  ASSERT_TRUE(edited);
+  test::write_file(run.dir / "shard2" / "manifest.json", reports::manifest_to_json_text(manifest));
+  try {
+    merge_runs({run.dir / "shard1", run.dir / "shard2"}, run.dir / "merged");
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("ran over another bundle gen-30"));
+  }
+  EXPECT_FALSE(fs::exists(run.dir / "merged"));
 }
 
 TEST(Merge, CommandLine) {

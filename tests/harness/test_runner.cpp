@@ -1,7 +1,10 @@
 #include "harness/runner.hpp"
 
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -12,14 +15,20 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <mutex>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <thread>
 
+#include "agents/mock_server.hpp"
+#include "harness/file_lock.hpp"
 #include "harness/spec.hpp"
-#include "tests/harness/run_fixture.hpp"
 #include "harness/store.hpp"
+#include "retrieval/tokens.hpp"
+#include "tests/harness/fake_clock.hpp"
+#include "tests/harness/run_fixture.hpp"
+#include "reports/pricing.hpp"
 #include "reports/record.hpp"
 #include "retrieval/error.hpp"
 #include "tests/support/test_support.hpp"
@@ -303,6 +312,467 @@ TEST(Runner, CommandLineRunsADryRunAndReportsBadSpecs) {
   EXPECT_THAT(shard.err, HasSubstr("--shard 1/18446744073709551617: expected K/N with N an integer from 1 to 1000000"));
   const auto usage = test::run_command(fmt::format("'{}' run '{}' --set nonsense", binary, spec_file.string()));
   EXPECT_EQ(usage.exit_code, 2);
+}
+
+// ---------------------------------------------------------------- against a provider
+// A mock OpenAI/Anthropic server on loopback, answered by the sim policy.
+struct Provider {
+  explicit Provider(std::string_view faults = "")
+      : counter(retrieval::make_counter("o200k_base")), server(agents::SimOptions{}, *counter, agents::parse_faults(faults)) {
+    server.start("127.0.0.1", 0);
+  }
+  std::string v1() const { return server.base_url() + "/v1"; }
+  std::unique_ptr<retrieval::TokenCounter> counter;
+  agents::MockServer server;
+};
+
+// One generated bundle of 20 concepts, the context path (one model call per
+// trial) and, with `agent`, the search+open agent path; `models` is the YAML
+// list of models.
+fs::path write_provider_spec(const fs::path& dir, std::size_t questions, const std::string& models,
+                             const std::string& extra = "", bool agent = false) {
+  const fs::path spec = dir / "spec.yaml";
+  test::write_file(spec, fmt::format(R"(name: provider
+seed: 3
+concurrency: 1
+cache_dir: {}
+bundles:
+  - generate: {{concepts: 20, questions: {}}}
+paths:
+  context: {{budget_tokens: 300, k: 3, hops: 1}}
+{}models:
+{}
+{})",
+                                     (dir / "cache").string(), questions,
+                                     agent ? "  agent: {tools: [search, open], max_turns: 4}\n" : "", models, extra));
+  return spec;
+}
+
+std::string openai_model(const Provider& p, const std::string& name = "openai:gpt-4o-mini", const std::string& settings = "") {
+  return fmt::format("  - {{name: '{}', base_url: '{}'{}}}", name, p.v1(), settings.empty() ? "" : ", " + settings);
+}
+
+std::map<std::string, reports::TrialRecord> by_key_without_timings(std::vector<reports::TrialRecord> records) {
+  std::map<std::string, reports::TrialRecord> out;
+  for (auto& r : records) {
+    r.timings = {};
+    out[r.trial_key] = r;
+  }
+  return out;
+}
+
+TEST(Runner, ProviderModelsArePricedAndTheCostCapStopsThem) {
+  Provider p;
+  const fs::path dir = test::fresh_dir("runner-provider-cap");
+  const fs::path spec = write_provider_spec(dir, 6, openai_model(p), "cost_cap_usd: 0.00001\n");
+  const RunResult capped = run_experiment(load_spec(spec), quiet(dir / "out"));
+  EXPECT_TRUE(capped.stopped_at_cost_cap);
+  EXPECT_EQ(capped.ran, 1u);  // one worker: the first trial's spend passes the cap
+  EXPECT_EQ(capped.unpriced, 0u);
+  EXPECT_GT(capped.spent_usd, 0.00001);
+  EXPECT_EQ(p.server.requests(), 1u);
+  const auto manifest = reports::read_manifest(dir / "out" / "manifest.json");
+  ASSERT_EQ(manifest.prices.size(), 1u);
+  EXPECT_EQ(manifest.prices[0].model, "openai:gpt-4o-mini");
+  EXPECT_EQ(manifest.prices[0].price.model, "gpt-4o-mini");
+  ASSERT_EQ(manifest.models.size(), 1u);
+  EXPECT_EQ(manifest.models[0].endpoint, p.v1());
+
+  // The command line: exit 1 and a message that says how to go on.
+  const auto cli = test::run_command(fmt::format("'{}' run '{}' --out '{}' --progress quiet", test::okfbench_binary().string(),
+                                                 spec.string(), (dir / "cli").string()));
+  EXPECT_EQ(cli.exit_code, 1) << cli.err;
+  EXPECT_THAT(cli.err, HasSubstr("okfbench: stopped at the cost cap of $1e-05"));
+  EXPECT_THAT(cli.err, HasSubstr("with 5 trials not run; raise cost_cap_usd"));
+}
+
+TEST(Runner, AnUnpricedProviderModelUnderACapDoesNotStart) {
+  Provider p;
+  const fs::path dir = test::fresh_dir("runner-unpriced");
+  const fs::path spec = write_provider_spec(dir, 2, openai_model(p, "openai:house-model"), "cost_cap_usd: 1\n");
+  try {
+    run_experiment(load_spec(spec), quiet(dir / "out"));
+    FAIL() << "expected a UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("no price for openai:house-model"));
+  }
+  EXPECT_EQ(p.server.requests(), 0u);
+  EXPECT_FALSE(fs::exists(dir / "cache"));  // refused before any bundle was built
+  const std::string binary = test::okfbench_binary().string();
+  const auto refused = test::run_command(fmt::format("'{}' run '{}' --out '{}'", binary, spec.string(), (dir / "cli").string()));
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_THAT(refused.err, HasSubstr("no price for openai:house-model"));
+  const auto allowed = test::run_command(
+      fmt::format("'{}' run '{}' --out '{}' --allow-unpriced --progress quiet", binary, spec.string(), (dir / "allowed").string()));
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
+  EXPECT_THAT(allowed.out, HasSubstr("(2 trials without a price)"));
+
+  // A price in the spec makes it a capped run like any other.
+  const fs::path priced = write_provider_spec(
+      dir, 2, openai_model(p, "openai:house-model", "price: {input_per_mtok: 1, output_per_mtok: 2}"), "cost_cap_usd: 1\n");
+  const RunResult run = run_experiment(load_spec(priced), quiet(dir / "priced"));
+  EXPECT_EQ(run.ran, 2u);
+  EXPECT_EQ(run.unpriced, 0u);
+  EXPECT_GT(run.spent_usd, 0);
+  const auto stored = reports::read_run_dir(dir / "priced");
+  std::int64_t input = 0, output = 0;
+  for (const auto& r : stored.records) {
+    for (const auto& t : r.turns) {
+      input += *t.input_tokens;
+      output += *t.output_tokens;
+    }
+  }
+  EXPECT_NEAR(run.spent_usd, (static_cast<double>(input) * 1 + static_cast<double>(output) * 2) / 1e6, 1e-12);
+  EXPECT_EQ(stored.manifest.prices.at(0).price.input, 1.0);
+}
+
+TEST(Runner, AJudgesSpendCountsTowardsTheCap) {
+  const fs::path dir = test::fresh_dir("runner-judge-spend");
+  const RunResult run = run_experiment(load_spec(write_spec(dir, 20, 2, "judge: {model: sim}\n")), quiet(dir / "out"));
+  const auto pricing = reports::PricingTable::load_default();
+  double trials = 0, judges = 0;
+  for (const auto& r : reports::read_run_dir(dir / "out").records) {
+    trials += reports::trial_cost(r, pricing).dollars.value_or(0);
+    ASSERT_TRUE(r.judge_usage.has_value());
+    judges += reports::judge_cost(*r.judge_usage, pricing).value_or(0);
+  }
+  EXPECT_GT(judges, 0);
+  EXPECT_NEAR(run.spent_usd, trials, 1e-12);
+  EXPECT_NEAR(run.judge_spent_usd, judges, 1e-12);
+}
+
+TEST(Runner, RetriesArePacedByRequestsPerMinute) {
+  Provider p("429:2:0");  // two rate-limited attempts with Retry-After: 0, then an answer
+  const fs::path dir = test::fresh_dir("runner-rpm");
+  const fs::path spec = write_provider_spec(dir, 1, openai_model(p), "requests_per_minute: 60\n");
+  FakeClock clock;
+  RunOptions options = quiet(dir / "out");
+  options.pacing_clock = &clock;
+  const RunResult run = run_experiment(load_spec(spec), options);
+  EXPECT_EQ(run.failures_remaining, 0u);
+  EXPECT_EQ(p.server.requests(), 3u);
+  // Attempts 2 and 3 (the retries) each waited for their one-second slot.
+  EXPECT_EQ(clock.offsets(), (std::vector<std::chrono::milliseconds>{std::chrono::milliseconds(1000), std::chrono::milliseconds(2000)}));
+}
+
+TEST(Runner, TokensPerMinuteSpacesRequestsByTheirEstimatedInput) {
+  Provider p;
+  const fs::path dir = test::fresh_dir("runner-tpm");
+  const fs::path spec = write_provider_spec(dir, 3, openai_model(p), "tokens_per_minute: 6000\n");
+  FakeClock clock;
+  RunOptions options = quiet(dir / "out");
+  options.pacing_clock = &clock;
+  run_experiment(load_spec(spec), options);
+  ASSERT_EQ(clock.sleeps.size(), 2u);  // three trials, one call each: the second and third wait
+  // Each gap is 60 s x (estimated tokens) / 6000: about a context pack's size (at most 300 tokens plus
+  // the prompt around it) in hundredths of a second.
+  const auto first = clock.offsets()[0];
+  const auto second = clock.offsets()[1] - clock.offsets()[0];
+  for (auto gap : {first, second}) {
+    EXPECT_GT(gap, std::chrono::milliseconds(1500));
+    EXPECT_LT(gap, std::chrono::milliseconds(5000));
+  }
+}
+
+TEST(Runner, TransientFailuresAreRetriedByResumeAtMostThreeTimes) {
+  Provider p("429:1000:0");  // every attempt is rate-limited
+  const fs::path dir = test::fresh_dir("runner-transient");
+  const ExperimentSpec spec = load_spec(write_provider_spec(dir, 1, openai_model(p)));
+  const RunResult first = run_experiment(spec, quiet(dir / "out"));
+  EXPECT_EQ(first.failed, 1u);
+  EXPECT_EQ(first.failures_remaining, 1u);
+  EXPECT_EQ(first.retryable, 1u);
+  ASSERT_EQ(first.failures.size(), 1u);
+  EXPECT_EQ(first.failures[0].error_class, "transient");
+  EXPECT_THAT(first.failures[0].message, HasSubstr("failed after 5 attempt(s); last error: HTTP 429"));
+  for (int resume = 1; resume <= 3; ++resume) {
+    const RunResult again = run_experiment(spec, quiet(dir / "out"));
+    EXPECT_EQ(again.ran, 1u) << resume;
+    EXPECT_EQ(again.retried, 1u) << resume;
+    EXPECT_EQ(again.failures_remaining, 1u);
+  }
+  const RunResult exhausted = run_experiment(spec, quiet(dir / "out"));
+  EXPECT_EQ(exhausted.ran, 0u);
+  EXPECT_EQ(exhausted.failures_remaining, 1u);
+  EXPECT_EQ(exhausted.retryable, 0u);
+  EXPECT_EQ(p.server.requests(), 4u * 5u);  // four runs of five attempts
+  ResultStore store = ResultStore::open(dir / "out");
+  EXPECT_EQ(store.records().at(0).runs, kMaxTrialRuns);
+  EXPECT_EQ(store.superseded().size(), 3u);
+  EXPECT_EQ(reports::read_run_dir(dir / "out").records.size(), 1u);  // results.jsonl holds the latest run only
+}
+
+TEST(Runner, ATransientFailureThatRecoversOnResumeIsStoredAsARun) {
+  Provider p("429:5:0");  // the first trial's five attempts are rate-limited, then the server answers
+  const fs::path dir = test::fresh_dir("runner-recover");
+  const fs::path spec = write_provider_spec(dir, 2, openai_model(p));
+  const std::string binary = test::okfbench_binary().string();
+  const std::string command = fmt::format("'{}' run '{}' --out '{}' --progress quiet", binary, spec.string(), (dir / "out").string());
+  const auto first = test::run_command(command);
+  EXPECT_EQ(first.exit_code, 1);
+  EXPECT_THAT(first.err, HasSubstr("okfbench: 1 trial(s) failed (1 transient, 0 permanent):"));
+  EXPECT_THAT(first.err, HasSubstr("1 x transient: OpenAI " + p.v1() + "/chat/completions: failed after 5 attempt(s); last error: HTTP 429"));
+  EXPECT_THAT(first.err, HasSubstr("run again with --out " + (dir / "out").string() + " to retry the 1 transient failure(s)"));
+  const auto second = test::run_command(command);
+  EXPECT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_THAT(second.out, HasSubstr("2 trials planned: 1 run now (0 failed, 1 of them run again), 2 stored before"));
+  const auto records = reports::read_run_dir(dir / "out").records;
+  ASSERT_EQ(records.size(), 2u);
+  for (const auto& r : records) EXPECT_TRUE(r.error.empty()) << r.error;
+}
+
+TEST(Runner, PermanentFailuresWaitForRetryFailed) {
+  Provider p("401");
+  const fs::path dir = test::fresh_dir("runner-permanent");
+  const ExperimentSpec spec = load_spec(write_provider_spec(dir, 1, openai_model(p)));
+  const RunResult first = run_experiment(spec, quiet(dir / "out"));
+  ASSERT_EQ(first.failures.size(), 1u);
+  EXPECT_EQ(first.failures[0].error_class, "permanent");
+  EXPECT_EQ(first.retryable, 0u);
+  EXPECT_EQ(run_experiment(spec, quiet(dir / "out")).ran, 0u);  // resume leaves it
+  RunOptions retry = quiet(dir / "out");
+  retry.retry_failed = true;
+  const RunResult forced = run_experiment(spec, retry);
+  EXPECT_EQ(forced.ran, 1u);
+  EXPECT_EQ(forced.failures_remaining, 0u);  // the server answers now
+  EXPECT_EQ(p.server.requests(), 2u);
+}
+
+TEST(Runner, TheTrialDeadlineEndsAModelThatNeverAnswers) {
+  Provider p("delay:10:3");  // every request is answered after 3 s
+  const fs::path dir = test::fresh_dir("runner-deadline");
+  const ExperimentSpec spec = load_spec(write_provider_spec(
+      dir, 1, openai_model(p, "openai:gpt-4o-mini", "request_timeout_seconds: 0.3, trial_deadline_seconds: 1")));
+  const auto start = std::chrono::steady_clock::now();
+  const RunResult run = run_experiment(spec, quiet(dir / "out"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(2500));  // the server would take 3 s
+  ASSERT_EQ(run.failures.size(), 1u);
+  EXPECT_EQ(run.failures[0].error_class, "transient");
+  EXPECT_THAT(run.failures[0].message, HasSubstr("the trial deadline passed after"));
+  EXPECT_THAT(run.failures[0].message, HasSubstr("timed out"));  // the 0.3 s request timeout cut the first attempt
+}
+
+TEST(Runner, ARecordedRunReplaysWithTheServerGone) {
+  const fs::path dir = test::fresh_dir("runner-replay");
+  const fs::path cassettes = dir / "cassettes";
+  std::vector<reports::TrialRecord> recorded;
+  {
+    Provider p;
+    RunOptions options = quiet(dir / "recorded");
+    options.record_dir = cassettes;
+    const RunResult run = run_experiment(load_spec(write_provider_spec(dir, 3, openai_model(p), "", true)), options);
+    EXPECT_EQ(run.failures_remaining, 0u);
+    recorded = reports::read_run_dir(dir / "recorded").records;
+  }  // the server is stopped here
+  ASSERT_EQ(recorded.size(), 6u);
+  std::size_t files = 0;
+  for (const auto& r : recorded) files += fs::exists(cassettes / (r.trial_key + ".jsonl"));
+  EXPECT_EQ(files, 6u);  // one cassette per trial
+  const fs::path replay = write_provider_spec(
+      dir, 3, fmt::format("  - {{name: openai:gpt-4o-mini, base_url: 'http://127.0.0.1:9/v1', replay: '{}'}}", cassettes.string()),
+      "", true);
+  const RunResult again = run_experiment(load_spec(replay), quiet(dir / "replayed"));
+  EXPECT_EQ(again.failures_remaining, 0u);
+  EXPECT_EQ(by_key_without_timings(reports::read_run_dir(dir / "replayed").records), by_key_without_timings(recorded));
+}
+
+TEST(Runner, TheResponseCacheAnswersARunAgainWithoutTheServer) {
+  const fs::path dir = test::fresh_dir("runner-cache-db");
+  std::vector<reports::TrialRecord> first;
+  std::string models;
+  {
+    Provider p;
+    models = openai_model(p);
+    RunOptions options = quiet(dir / "first");
+    options.cache_db = dir / "responses.sqlite";
+    run_experiment(load_spec(write_provider_spec(dir, 2, models, "", true)), options);
+    first = reports::read_run_dir(dir / "first").records;
+  }
+  RunOptions options = quiet(dir / "second");
+  options.cache_db = dir / "responses.sqlite";
+  const RunResult second = run_experiment(load_spec(write_provider_spec(dir, 2, models, "", true)), options);
+  EXPECT_EQ(second.failures_remaining, 0u);
+  EXPECT_EQ(by_key_without_timings(reports::read_run_dir(dir / "second").records), by_key_without_timings(first));
+}
+
+TEST(Runner, ModelSettingsReachTheRequest) {
+  // A one-route server that keeps what arrives and answers like a provider.
+  httplib::Server server;
+  std::mutex mutex;
+  std::vector<std::string> auth, team, bodies;
+  server.Post("/v1/chat/completions", [&](const httplib::Request& req, httplib::Response& res) {
+    std::lock_guard lock(mutex);
+    auth.push_back(req.get_header_value("Authorization"));
+    team.push_back(req.get_header_value("X-Team"));
+    bodies.push_back(req.body);
+    res.set_content(R"({"model": "m", "choices": [{"message": {"role": "assistant", "content": "done"}, "finish_reason": "stop"}],
+                        "usage": {"prompt_tokens": 10, "completion_tokens": 2}})",
+                    "application/json");
+  });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  std::jthread serving([&] { server.listen_after_bind(); });
+  while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ::setenv("OKFBENCH_TEST_GATEWAY_KEY", "sk-test-gateway", 1);
+  const fs::path dir = test::fresh_dir("runner-settings");
+  const fs::path spec = write_provider_spec(
+      dir, 1,
+      fmt::format("  - {{name: 'openai:vendor/model-x', base_url: 'http://127.0.0.1:{}/v1', api_key_env: OKFBENCH_TEST_GATEWAY_KEY, "
+                  "headers: {{X-Team: evals}}, max_output_tokens: 77, temperature: 0.25}}",
+                  port));
+  const RunResult run = run_experiment(load_spec(spec), quiet(dir / "out"));
+  server.stop();
+  EXPECT_EQ(run.failures_remaining, 0u);
+  ASSERT_EQ(bodies.size(), 1u);
+  EXPECT_EQ(auth[0], "Bearer sk-test-gateway");
+  EXPECT_EQ(team[0], "evals");
+  const auto body = nlohmann::json::parse(bodies[0]);
+  EXPECT_EQ(body["model"], "vendor/model-x");
+  EXPECT_EQ(body["max_tokens"], 77);
+  EXPECT_EQ(body["temperature"], 0.25);
+  for (const char* file : {"manifest.json", "results.jsonl", "report.md", "report.json"}) {
+    EXPECT_EQ(test::read_file(dir / "out" / file).find("sk-test-gateway"), std::string::npos) << file;
+  }
+  ::unsetenv("OKFBENCH_TEST_GATEWAY_KEY");
+  try {
+    run_experiment(load_spec(spec), quiet(dir / "no-key"));
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("the environment variable OKFBENCH_TEST_GATEWAY_KEY is not set"));
+  }
+}
+
+// ---------------------------------------------------------------- the folder and its inputs
+TEST(Runner, TheManifestHashesWhatTheRunReadAndResumeRefusesChangedData) {
+  const fs::path dir = test::fresh_dir("runner-inputs");
+  fs::copy(test::source_dir() / "datasets" / "bundles" / "demo", dir / "demo", fs::copy_options::recursive);
+  fs::copy_file(test::source_dir() / "datasets" / "experiments" / "questions" / "demo.yaml", dir / "demo.yaml");
+  test::write_file(dir / "spec.yaml", R"(name: inputs
+bundles:
+  - {path: demo, questions: demo.yaml}
+paths:
+  context: {budget_tokens: 300}
+models: [sim]
+max_questions: 2
+)");
+  run_experiment(load_spec(dir / "spec.yaml"), quiet(dir / "out"));
+  const auto manifest = reports::read_manifest(dir / "out" / "manifest.json");
+  std::set<std::string> kinds;
+  for (const auto& input : manifest.inputs) {
+    kinds.insert(input.kind);
+    EXPECT_EQ(input.sha256.size(), 64u) << input.kind;
+  }
+  EXPECT_EQ(kinds, (std::set<std::string>{"bundle", "questions", "tokenizer", "pricing"}));
+  EXPECT_EQ(run_experiment(load_spec(dir / "spec.yaml"), quiet(dir / "out")).ran, 0u);  // unchanged: resumes
+
+  // One concept edited: the stored trials no longer describe this bundle.
+  const fs::path edited = [&] {
+    for (const auto& e : fs::recursive_directory_iterator(dir / "demo"))
+      if (e.path().extension() == ".md" && e.path().filename() != "index.md" && e.path().filename() != "log.md") return e.path();
+    return fs::path();
+  }();
+  test::write_file(edited, test::read_file(edited) + "\nOne more line.\n");
+  try {
+    run_experiment(load_spec(dir / "spec.yaml"), quiet(dir / "out"));
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("bundle demo (sha256"));
+    EXPECT_THAT(e.what(), HasSubstr("changed since the run started; pass a new --out folder"));
+  }
+}
+
+TEST(Runner, ResumeKeepsTheRecordedPricesWhenTheTableChanges) {
+  const fs::path dir = test::fresh_dir("runner-reprice");
+  const ExperimentSpec spec = load_spec(write_spec(dir, 20, 2));
+  const RunResult first = run_experiment(spec, quiet(dir / "out"));
+  std::string table = test::read_file(test::source_dir() / "datasets" / "pricing.yaml");
+  const std::string row = "  - model: gpt-4.1-mini\n    input: 0.40\n";
+  ASSERT_NE(table.find(row), std::string::npos);
+  table.replace(table.find(row), row.size(), "  - model: gpt-4.1-mini\n    input: 40.0\n");
+  test::write_file(dir / "pricing.yaml", table);
+  ::setenv("OKFBENCH_PRICING", (dir / "pricing.yaml").c_str(), 1);
+  const RunResult resumed = run_experiment(spec, quiet(dir / "out"));
+  ::unsetenv("OKFBENCH_PRICING");
+  EXPECT_EQ(resumed.ran, 0u);
+  EXPECT_NEAR(resumed.spent_usd, first.spent_usd, 1e-12);  // not re-priced at 100x
+}
+
+TEST(Runner, ASecondRunOnTheSameFolderIsRefusedNamingTheHolder) {
+  const fs::path dir = test::fresh_dir("runner-lock");
+  const fs::path spec = write_spec(dir, 20, 2);
+  fs::create_directories(dir / "out");
+  const FileLock held = FileLock::acquire(dir / "out" / "okfbench.lock", FileLock::Wait::no);
+  const auto second = test::run_command(fmt::format("'{}' run '{}' --out '{}' --progress quiet", test::okfbench_binary().string(),
+                                                    spec.string(), (dir / "out").string()));
+  EXPECT_EQ(second.exit_code, 1);
+  EXPECT_THAT(second.err, HasSubstr(fmt::format("okfbench.lock is held by okfbench pid {} on host", ::getpid())));
+  EXPECT_THAT(second.err, HasSubstr("wait for it to finish or pass another --out"));
+  EXPECT_FALSE(fs::exists(dir / "out" / "results.sqlite"));
+}
+
+// Starts `okfbench ARGS...` with stderr to `err`; returns its PID.
+pid_t spawn_okfbench(std::vector<std::string> args, const fs::path& err) {
+  const std::string binary = test::okfbench_binary().string();
+  args.insert(args.begin(), binary);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  EXPECT_EQ(posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
+int exit_code_of(pid_t pid) {
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(Runner, TwoShardsStartedAtOnceBuildTheCachedBundleOnce) {
+  const fs::path dir = test::fresh_dir("runner-shards-at-once");
+  const fs::path spec = write_spec(dir, 3000, 4);
+  const pid_t a = spawn_okfbench({"run", spec.string(), "--shard", "1/2", "--out", (dir / "s1").string(), "--progress", "quiet"}, dir / "a.err");
+  const pid_t b = spawn_okfbench({"run", spec.string(), "--shard", "2/2", "--out", (dir / "s2").string(), "--progress", "quiet"}, dir / "b.err");
+  EXPECT_EQ(exit_code_of(a), 0) << test::read_file(dir / "a.err");
+  EXPECT_EQ(exit_code_of(b), 0) << test::read_file(dir / "b.err");
+  const std::string logs = test::read_file(dir / "a.err") + test::read_file(dir / "b.err");
+  std::size_t generated = 0;
+  for (auto at = logs.find("generating gen-3000"); at != std::string::npos; at = logs.find("generating gen-3000", at + 1)) ++generated;
+  EXPECT_EQ(generated, 1u) << logs;
+  for (const char* shard : {"s1", "s2"}) {
+    for (const auto& r : reports::read_run_dir(dir / shard).records) {
+      EXPECT_EQ(r.concept_count, 3000);
+      EXPECT_TRUE(r.error.empty()) << r.error;
+    }
+  }
+  for (const auto& entry : fs::directory_iterator(dir / "cache")) {
+    EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos) << entry.path();
+  }
+}
+
+TEST(Runner, AFullDiskEndsTheRunWithExitOneAndNoTemporaryFiles) {
+  const fs::path dir = test::fresh_dir("runner-full");
+  const fs::path spec = write_spec(dir, 200, 20);
+  const std::string binary = test::okfbench_binary().string();
+  // Build the cached bundle with no limit, so the limit hits the results.
+  ASSERT_EQ(test::run_command(fmt::format("'{}' run '{}' --out '{}' --progress quiet", binary, spec.string(), (dir / "warm").string())).exit_code, 0);
+  // RLIMIT_FSIZE with SIGXFSZ ignored: a write past 64 KiB fails with EFBIG, as on a full disk.
+  const auto full = test::run_command(fmt::format("bash -c \"trap '' XFSZ; ulimit -f 64; exec '{}' run '{}' --out '{}' --progress quiet\"",
+                                                  binary, spec.string(), (dir / "out").string()));
+  EXPECT_EQ(full.exit_code, 1) << full.err;
+  EXPECT_THAT(full.err, HasSubstr("okfbench: error: "));
+  EXPECT_THAT(full.err, ::testing::AnyOf(HasSubstr("File too large"), HasSubstr("disk is full"), HasSubstr("disk I/O error")));
+  for (const auto& entry : fs::directory_iterator(dir / "out")) {
+    EXPECT_FALSE(entry.path().extension() == ".tmp") << entry.path();
+  }
+  // With room again the run resumes and finishes.
+  const auto resumed = test::run_command(fmt::format("'{}' run '{}' --out '{}' --progress quiet", binary, spec.string(), (dir / "out").string()));
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(reports::read_run_dir(dir / "out").records.size(), 80u);
 }
 
 }  // namespace

@@ -32,6 +32,12 @@ models: [sim]
 cache_models: [none, openai]
 )";
 
+std::vector<std::string> model_labels(const ExperimentSpec& spec) {
+  std::vector<std::string> out;
+  for (const auto& m : spec.models) out.push_back(m.label);
+  return out;
+}
+
 ExperimentSpec parse(const std::string& text, const std::vector<std::string>& overrides = {}) {
   return parse_spec(text, "spec.yaml", fs::path("/specs"), overrides);
 }
@@ -78,7 +84,7 @@ TEST(Spec, SetOverridesAnyValueAndChangesTheHash) {
   const ExperimentSpec changed = parse(kSpec, {"paths.context.budget_tokens=750", "models=[sim, openai:gpt-4o-mini]",
                                                "paths.agent.max_turns=[2, 4]", "seed=9"});
   EXPECT_EQ(changed.context->budget_tokens, (std::vector<std::int64_t>{750}));
-  EXPECT_EQ(changed.models, (std::vector<std::string>{"sim", "openai:gpt-4o-mini"}));
+  EXPECT_EQ(model_labels(changed), (std::vector<std::string>{"sim", "openai:gpt-4o-mini"}));
   EXPECT_EQ(changed.agent->max_turns, (std::vector<int>{2, 4}));
   EXPECT_EQ(changed.seed, 9u);
   EXPECT_NE(base.hash, changed.hash);
@@ -103,7 +109,7 @@ TEST(Spec, ErrorsNameTheFileLineAndKey) {
   EXPECT_THAT(error_of("bundles: []\npaths: {context: {}}\n"), HasSubstr("spec.yaml:1: bundles: required"));
   EXPECT_THAT(error_of("bundles:\n  - generate: {concepts: 10}\n"), HasSubstr("paths: required"));
   EXPECT_THAT(error_of("bundles:\n  - generate: {concepts: 10}\npaths: {context: {}}\nmodels: [gpt]\n"),
-              HasSubstr("spec.yaml:4: models: unknown model \"gpt\""));
+              HasSubstr("spec.yaml:4: models[0]: unknown model \"gpt\""));
   EXPECT_THAT(error_of("bundles:\n  - generate: {concepts: [10, 10]}\npaths: {context: {}}\n"),
               HasSubstr("two bundles are named \"gen-10\""));
   EXPECT_THAT(error_of("bundles: [\n"), HasSubstr("spec.yaml:2: not valid YAML"));
@@ -381,12 +387,106 @@ TEST(Spec, ShippedExperimentsParse) {
   EXPECT_EQ(spec.context->budget_tokens, (std::vector<std::int64_t>{2000}));
   ASSERT_TRUE(spec.agent);
   EXPECT_EQ(spec.agent->tools.size(), 2u);
-  EXPECT_EQ(spec.models, (std::vector<std::string>{"sim"}));
+  EXPECT_EQ(model_labels(spec), (std::vector<std::string>{"sim"}));
   EXPECT_EQ(spec.cache_models, (std::vector<std::string>{"openai"}));
   if (!test::have_data()) GTEST_SKIP() << "no reference data for real.yaml";
   ::setenv("OKFBENCH_DATA", test::data_root().c_str(), 0);
   const ExperimentSpec real = load_spec(test::source_dir() / "datasets" / "experiments" / "real.yaml");
   EXPECT_GE(real.bundles.size(), 7u);
+}
+
+// kSpec with its models: line replaced by `models`.
+std::string with_models(const std::string& models) {
+  std::string text = kSpec;
+  const auto at = text.find("models: [sim]\n");
+  return text.replace(at, 14, models);
+}
+
+TEST(Spec, ModelEntriesCarryEndpointKeyHeadersTimeoutsAndPrice) {
+  const ExperimentSpec spec = parse(with_models(R"(models:
+  - sim
+  - openai:gpt-4o-mini
+  - name: openai:my-model
+    label: mine-via-gateway
+    base_url: http://gateway.local:8080/v1
+    api_key_env: GATEWAY_KEY
+    headers: {X-Team: evals}
+    connect_timeout_seconds: 2
+    request_timeout_seconds: 30
+    trial_deadline_seconds: 90
+    max_output_tokens: 256
+    temperature: 0.5
+    price: {input_per_mtok: 1.5, output_per_mtok: 6}
+  - {name: anthropic:claude-sonnet-4-5, replay: recorded}
+)"));
+  ASSERT_EQ(spec.models.size(), 4u);
+  EXPECT_EQ(model_labels(spec), (std::vector<std::string>{"sim", "openai:gpt-4o-mini", "mine-via-gateway", "anthropic:claude-sonnet-4-5"}));
+  EXPECT_FALSE(spec.models[0].calls_provider());
+  EXPECT_TRUE(spec.models[1].calls_provider());
+  EXPECT_EQ(spec.models[1].request_timeout_seconds, kDefaultRequestTimeoutSeconds);
+  EXPECT_EQ(spec.models[1].trial_deadline_seconds, kDefaultTrialDeadlineSeconds);
+  const ModelSpec& m = spec.models[2];
+  EXPECT_EQ(m.name, "openai:my-model");
+  EXPECT_EQ(m.base_url, "http://gateway.local:8080/v1");
+  EXPECT_EQ(m.api_key_env, "GATEWAY_KEY");
+  EXPECT_EQ(m.headers, (std::vector<std::pair<std::string, std::string>>{{"X-Team", "evals"}}));
+  EXPECT_EQ(m.connect_timeout_seconds, 2);
+  EXPECT_EQ(m.request_timeout_seconds, 30);
+  EXPECT_EQ(m.trial_deadline_seconds, 90);
+  EXPECT_EQ(m.max_output_tokens, 256);
+  EXPECT_EQ(m.temperature, 0.5);
+  ASSERT_TRUE(m.price);
+  EXPECT_EQ(m.price->model, "mine-via-gateway");
+  EXPECT_EQ(m.price->input, 1.5);
+  EXPECT_EQ(m.price->cached_input, 1.5);  // defaults to the input price
+  EXPECT_EQ(m.price->cache_write, 1.5);
+  EXPECT_EQ(m.price->output, 6);
+  EXPECT_THAT(m.price->source, HasSubstr("spec.yaml:"));
+  EXPECT_EQ(spec.models[3].replay, fs::path("/specs/recorded"));
+  EXPECT_FALSE(spec.models[3].calls_provider());  // it answers from cassettes
+}
+
+TEST(Spec, RunOnlyModelSettingsStayOutOfTheHash) {
+  const std::string plain = with_models("models:\n  - openai:gpt-4o-mini\n");
+  const std::string run_only = with_models(R"(models:
+  - name: openai:gpt-4o-mini
+    api_key_env: OTHER_KEY
+    connect_timeout_seconds: 3
+    request_timeout_seconds: 4
+    trial_deadline_seconds: 5
+    price: {input_per_mtok: 1, output_per_mtok: 2}
+    replay: somewhere
+tokens_per_minute: 1000
+)");
+  EXPECT_EQ(parse(plain).hash, parse(run_only).hash);
+  EXPECT_NE(parse(plain).hash, parse(with_models("models: [{name: openai:gpt-4o-mini, temperature: 1}]\n")).hash);
+  EXPECT_NE(parse(plain).hash, parse(with_models("models: [{name: openai:gpt-4o-mini, base_url: 'http://x/v1'}]\n")).hash);
+  EXPECT_EQ(parse(with_models("models: [openai:gpt-4o-mini]\ntokens_per_minute: 90000\n")).tokens_per_minute, 90000);
+}
+
+TEST(Spec, BadModelEntriesNameTheKey) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"models: [{label: x}]\n", "models[0].name: required"},
+      {"models: [{name: gpt-4o}]\n", "models[0].name: unknown model \"gpt-4o\""},
+      {"models: [{name: sim, colour: red}]\n", "models[0].colour: unknown key"},
+      {"models: [openai:a, {name: openai:b, label: 'openai:a'}]\n", "two models are labelled \"openai:a\""},
+      {"models: [{name: openai:a, headers: {X-Evil: \"v\\r\\nX-Injected: pwned\"}}]\n", "models[0].headers.X-Evil: value: contains the control character 0x0D"},
+      {"models: [{name: openai:a, headers: {\"Bad Name\": v}}]\n", "'Bad Name' is not a valid header name"},
+      {"models: [{name: openai:a, headers: {Authorization: Bearer x}}]\n", "Authorization is set by okfbench; give the key with api_key_env"},
+      {"models: [{name: openai:a, base_url: 'http://user:sk-secret@host/v1'}]\n", "carries user-info"},
+      {"models: [{name: openai:a, base_url: 'ftp://host'}]\n", "expected an http:// or https:// URL"},
+      {"models: [{name: openai:a, request_timeout_seconds: .nan}]\n", "models[0].request_timeout_seconds: expected a number greater than 0 and at most 86400, got \".nan\""},
+      {"models: [{name: openai:a, trial_deadline_seconds: .inf}]\n", "trial_deadline_seconds: expected a number greater than 0 and at most 86400, got \".inf\""},
+      {"models: [{name: openai:a, temperature: 3}]\n", "temperature: expected a number from 0 to 2"},
+      {"models: [{name: openai:a, max_output_tokens: 0}]\n", "max_output_tokens: expected an integer from 1 to 1000000, got \"0\""},
+      {"models: [{name: openai:a, max_output_tokens: 5000000}]\n", "max_output_tokens: expected an integer from 1 to 1000000, got \"5000000\""},
+      {"models: [{name: openai:a, price: {input_per_mtok: 1}}]\n", "models[0].price.output_per_mtok: required"},
+      {"models: [{name: openai:a, price: {input_per_mtok: -1, output_per_mtok: 1}}]\n", "input_per_mtok: expected a number from 0 to"},
+      {"models: [{name: openai:a, price: {input_per_mtok: 1, output_per_mtok: 1, per: 1}}]\n", "models[0].price.per: unknown key"},
+      {"models: [{name: sim, base_url: 'http://x/v1'}]\n", "sim runs offline"},
+      {"models: [sim]\ntokens_per_minute: .nan\n", "tokens_per_minute: expected a number from 0 to"},
+  };
+  for (const auto& [models, expected] : cases) EXPECT_THAT(error_of(with_models(models)), HasSubstr(expected)) << models;
 }
 
 TEST(Spec, StableHashIsFnv1a) {

@@ -70,6 +70,65 @@ TEST(Pricing, JudgeCostByHandAndNeverInTheTrialCost) {
   EXPECT_DOUBLE_EQ(*trial_cost(r, t).dollars, before);
 }
 
+TEST(Pricing, ProviderPrefixesAndDatesResolveOtherSuffixesDoNot) {
+  PricingTable t = test_table();
+  EXPECT_EQ(t.find("openai:m")->model, "m");
+  EXPECT_EQ(t.find("anthropic:m-mini")->model, "m-mini");
+  EXPECT_EQ(t.find("openai:gateway/vendor/m-mini-20260101")->model, "m-mini");
+  EXPECT_EQ(t.find("m-2026-01-01")->model, "m");
+  EXPECT_EQ(t.find("m-mini-audio-preview"), nullptr);  // not a date: not priced as m-mini or m
+  EXPECT_EQ(t.find("m-20260101x"), nullptr);
+  EXPECT_EQ(t.find("m-2026-1-01"), nullptr);
+  EXPECT_EQ(t.find("replay:m"), nullptr);  // only provider prefixes are dropped
+  EXPECT_EQ(provider_model_id("openai:a/b/c"), "c");
+}
+
+TEST(Pricing, ExactPricesComeFirstAndRecordedPricesSurviveATableChange) {
+  PricingTable t = test_table();
+  ModelPrice own{"openai:m", 9.0, 9.0, 9.0, 90.0, "spec", ""};
+  t.set_price("openai:m", own);
+  EXPECT_EQ(*t.find("openai:m"), own);
+  EXPECT_EQ(t.find("m")->model, "m");  // only that exact name
+  own.input = 7.0;
+  t.set_price("openai:m", own);
+  EXPECT_EQ(t.find("openai:m")->input, 7.0);
+
+  const std::vector<PricedModel> recorded = {{"label-x", *test_table().find("m")}, {"m-mini", *test_table().find("m-mini")}};
+  const PricingTable stored = with_recorded_prices(test_table(), recorded);
+  EXPECT_EQ(stored.find("label-x")->input, 2.0);  // a label that matches no row is priced as recorded
+  EXPECT_TRUE(repriced_models(stored, recorded).empty());
+  PricingTable changed = test_table();
+  changed.set_price("m-mini", {"m-mini", 5.0, 0.1, 1.25, 4.0, "new", ""});
+  EXPECT_EQ(repriced_models(changed, recorded), (std::vector<std::string>{"label-x", "m-mini"}));
+}
+
+TEST(Pricing, ShippedTablePricesTheReadmesModelNames) {
+  PricingTable t = PricingTable::load(test::source_dir() / "datasets" / "pricing.yaml");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"openai:gpt-4o-mini", "gpt-4o-mini"},
+      {"openai:gpt-4o-mini-2024-07-18", "gpt-4o-mini"},
+      {"anthropic:claude-sonnet-4-5", "claude-sonnet-4-5"},
+      {"anthropic:claude-sonnet-4-5-20250929", "claude-sonnet-4-5"},
+      {"openai:anthropic/claude-sonnet-4.5", "claude-sonnet-4-5"},
+      {"anthropic:claude-sonnet-4-0", "claude-sonnet-4"},
+  };
+  for (const auto& [name, row] : cases) {
+    ASSERT_NE(t.find(name), nullptr) << name;
+    EXPECT_EQ(t.find(name)->model, row) << name;
+  }
+  EXPECT_EQ(t.find("openai:gpt-4o-audio-preview"), nullptr);
+}
+
+TEST(Pricing, NonFinitePricesAreRefused) {
+  auto dir = test::fresh_dir("pricing_nan");
+  test::write_file(dir / "p.yaml",
+                   "models:\n  - {model: x, input: .nan, cached_input: 0, cache_write: 0, output: 1, source: s, as_of: d}\n");
+  EXPECT_THROW(PricingTable::load(dir / "p.yaml"), InputError);
+  test::write_file(dir / "q.yaml",
+                   "models:\n  - {model: x, input: 1, cached_input: 0, cache_write: 0, output: .inf, source: s, as_of: d}\n");
+  EXPECT_THROW(PricingTable::load(dir / "q.yaml"), InputError);
+}
+
 TEST(Pricing, TrialCostByHand) {
   PricingTable t = test_table();
   TrialRecord r;
@@ -112,6 +171,8 @@ TEST(Pricing, ContextTrialWithoutModelCallIsPricedAsItsPack) {
   r.config.model = "m";
   r.context_tokens = 2000;
   EXPECT_NEAR(*trial_cost(r, t).dollars, 0.004, 1e-12);
+  r.error = "HTTP 503";  // the call that would have sent the pack failed: nothing was billed
+  EXPECT_EQ(*trial_cost(r, t).dollars, 0.0);
 }
 
 TEST(Pricing, BadTableNamesFileLineAndField) {

@@ -171,6 +171,34 @@ TEST(Record, BadGradesAreErrorsNamingTheField) {
   fails({{"status", "graded"}, {"score", 1.0}}, "'grader' is missing");
 }
 
+TEST(Record, FailureClassAndRunsRoundTripAndStayOutOfCleanRecords) {
+  TrialRecord clean = agent_record();
+  const nlohmann::json plain = nlohmann::json::parse(to_jsonl_line(clean));
+  EXPECT_FALSE(plain.contains("error_class"));  // records without a failure read as they always did
+  EXPECT_FALSE(plain.contains("runs"));
+  TrialRecord failed = agent_record();
+  failed.error = "OpenAI http://127.0.0.1:1/v1/chat/completions: failed after 5 attempt(s)";
+  failed.error_class = "transient";
+  failed.runs = 3;
+  EXPECT_EQ(trial_from_json_text(to_jsonl_line(failed), "x"), failed);
+  nlohmann::json j = nlohmann::json::parse(to_jsonl_line(failed));
+  j["error_class"] = "sometimes";
+  EXPECT_THROW(trial_from_json_text(j.dump(), "x"), InputError);
+  j["error_class"] = "permanent";
+  j["runs"] = 0;
+  EXPECT_THROW(trial_from_json_text(j.dump(), "x"), InputError);
+}
+
+TEST(Record, ManifestKeepsPricesAndInputHashesOnlyWhenGiven) {
+  RunManifest m;
+  m.spec_hash = "feed";
+  EXPECT_FALSE(nlohmann::json::parse(manifest_to_json_text(m)).contains("prices"));
+  EXPECT_FALSE(nlohmann::json::parse(manifest_to_json_text(m)).contains("inputs"));
+  m.prices = {{"openai:gpt-4o-mini", {"gpt-4o-mini", 0.15, 0.075, 0.15, 0.6, "list", "2025-10-01"}}};
+  m.inputs = {{"bundle", "demo", std::string(64, 'a')}, {"tokenizer", "o200k_base", std::string(64, 'b')}};
+  EXPECT_EQ(manifest_from_json_text(manifest_to_json_text(m), "manifest.json"), m);
+}
+
 TEST(Record, BadLineIsReportedWithFileAndLineNumber) {
   auto dir = test::fresh_dir("record_bad");
   test::write_file(dir / "results.jsonl", to_jsonl_line(agent_record()) + "\n{\"truncated\n");
