@@ -533,8 +533,9 @@ void run_context_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets:
     if (c.reason == retrieval::PackReason::seed) r.retrieved_ids.push_back(c.id);
   }
   r.context_tokens = static_cast<std::int64_t>(pack.tokens);
+  // As in the agent loop, the request names no model: the ChatModel knows
+  // which one it is, so a cassette or cache entry holds for any label.
   agents::ChatRequest request;
-  request.model = r.config.model;
   request.messages.push_back({agents::Role::system, std::string(agents::kContextSystemPrompt), {}, {}, {}});
   request.messages.push_back({agents::Role::user, agents::context_user_message(pack.text, q.text), {}, {}, {}});
   if (settings.max_output_tokens) request.max_tokens = *settings.max_output_tokens;

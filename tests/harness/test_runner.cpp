@@ -576,6 +576,32 @@ TEST(Runner, ARecordedRunReplaysWithTheServerGone) {
   EXPECT_EQ(by_key_without_timings(reports::read_run_dir(dir / "replayed").records), by_key_without_timings(recorded));
 }
 
+TEST(Runner, AReplayModelAnswersFromOneCassette) {
+  const fs::path dir = test::fresh_dir("runner-replay-cassette");
+  std::vector<reports::TrialRecord> recorded;
+  {
+    Provider p;
+    RunOptions options = quiet(dir / "recorded");
+    options.record_dir = dir / "cassettes";
+    run_experiment(load_spec(write_provider_spec(dir, 2, openai_model(p), "", true)), options);
+    recorded = reports::read_run_dir(dir / "recorded").records;
+  }
+  std::string all;  // the per-trial cassettes of the run, as one
+  for (const auto& r : recorded) all += test::read_file(dir / "cassettes" / (r.trial_key + ".jsonl"));
+  test::write_file(dir / "all.jsonl", all);
+  const RunResult replayed =
+      run_experiment(load_spec(write_provider_spec(dir, 2, "  - replay:all.jsonl", "", true)), quiet(dir / "replayed"));
+  EXPECT_EQ(replayed.failures_remaining, 0u);
+  std::map<std::string, std::string> answers;  // by question and configuration without the model
+  for (const auto& r : recorded) answers[r.question_id + (r.config.kind == reports::PathKind::agent ? "/agent" : "/context")] = r.answer;
+  const auto records = reports::read_run_dir(dir / "replayed").records;
+  ASSERT_EQ(records.size(), recorded.size());
+  for (const auto& r : records) {
+    EXPECT_EQ(r.config.model, "replay:all.jsonl");
+    EXPECT_EQ(r.answer, answers.at(r.question_id + (r.config.kind == reports::PathKind::agent ? "/agent" : "/context")));
+  }
+}
+
 TEST(Runner, TheResponseCacheAnswersARunAgainWithoutTheServer) {
   const fs::path dir = test::fresh_dir("runner-cache-db");
   std::vector<reports::TrialRecord> first;
