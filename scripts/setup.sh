@@ -9,6 +9,8 @@ packages=(
   libcurl4-openssl-dev libfmt-dev libcli11-dev libutf8proc-dev libsqlite3-dev
   libstemmer-dev libpcre2-dev libcpp-httplib-dev libssl-dev liburing-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  # scripts/fuzz.sh: clang, libFuzzer's runtime, llvm-symbolizer for sanitizer stack traces
+  clang libclang-rt-14-dev llvm
 )
 # The HTML report's chart libraries come from npm at build time, and its test
 # renders the report in headless Chromium. Checked by command, not package:

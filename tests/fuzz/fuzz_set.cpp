@@ -1,0 +1,67 @@
+// `okfbench run --set KEY=VALUE` overrides (harness/spec.hpp): each input
+// line is one override, applied to a fixed spec that is valid on its own.
+//
+// Invariants: a malformed override is a UsageError and a bad value an
+// InputError, nothing else; since the spec alone is valid, an InputError
+// names the --set argument, never a line of the file; an accepted result is
+// inside the documented ranges (spec_checks.hpp).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "retrieval/error.hpp"
+#include "tests/fuzz/spec_checks.hpp"
+
+namespace {
+
+constexpr const char* kSpec = R"(name: fuzz
+seed: 1
+repeats: 1
+concurrency: 2
+cost_cap_usd: 5
+bundles:
+  - path: ../bundles/demo
+    name: demo
+    questions: questions/demo.yaml
+  - generate: {concepts: [10, 100], questions: 20}
+  - convert: {format: beir, source: ../collections/scifact, split: test, concepts: [100]}
+paths:
+  context: {budget_tokens: 2000, k: 5, hops: 1, strategy: grafito}
+  agent:
+    surface: grafito
+    tools:
+      - [browse, search, open, follow, history, remember]
+      - [search, open]
+    max_turns: 12
+models: [sim]
+cache_models: [openai]
+)";
+
+constexpr std::size_t kMaxOverrides = 8;
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace okfbench;
+  std::vector<std::string> overrides;
+  const std::string_view text = fuzz::as_text(data, size);
+  for (std::size_t pos = 0; pos < text.size() && overrides.size() < kMaxOverrides;) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    overrides.emplace_back(text.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  harness::ExperimentSpec spec;
+  try {
+    spec = harness::parse_spec(kSpec, "fuzz.yaml", fuzz::spec_dir(), overrides);
+  } catch (const InputError& e) {
+    fuzz::check(std::string_view(e.what()).find("--set ") != std::string_view::npos,
+                std::string("an override's error does not name the --set argument: ") + e.what());
+    return 0;
+  } catch (const UsageError&) {
+    return 0;
+  }
+  fuzz::check_spec(spec);
+  return 0;
+}
