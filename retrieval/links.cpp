@@ -129,7 +129,10 @@ std::optional<std::string> normalize_reference(std::string_view reference) {
   std::optional<std::string> joined = join_path({}, decoded);
   if (!joined || joined->empty()) return std::nullopt;
   if (joined->ends_with(".md")) joined->resize(joined->size() - 3);
-  if (joined->empty()) return std::nullopt;
+  // "x/...md" loses its ".md" only now: the last part may have become a dot
+  // segment, which names a directory (never a concept) and may climb.
+  const std::string_view last = std::string_view(*joined).substr(joined->rfind('/') + 1);
+  if (last.empty() || last == "." || last == "..") return std::nullopt;
   return joined;
 }
 

@@ -35,8 +35,10 @@ bool inside_root(const std::string& path) {
 void check_links(const std::string& from, const std::vector<RawLink>& links) {
   for (const RawLink& link : links) {
     const ResolvedHref href = resolve_href(from, link.href);
-    if (href.kind == HrefKind::path) check(inside_root(href.path), "a link resolved outside the bundle root");
-    if (auto id = normalize_reference(link.href)) check(inside_root(*id), "a reference normalized outside the root");
+    if (href.kind == HrefKind::path)
+      check(inside_root(href.path), "the link " + link.href + " resolved outside the bundle root: " + href.path);
+    if (auto id = normalize_reference(link.href))
+      check(inside_root(*id), "the reference " + link.href + " normalized outside the root: " + *id);
   }
 }
 

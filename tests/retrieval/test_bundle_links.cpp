@@ -49,6 +49,12 @@ TEST(BundleLinkRules, NormalizeReference) {
   EXPECT_EQ(normalize_reference("../a"), std::nullopt);
   EXPECT_EQ(normalize_reference("https://x.org/a.md"), std::nullopt);
   EXPECT_EQ(normalize_reference(""), std::nullopt);
+  // Found by tests/fuzz (fuzz_concept): "...md" lost its ".md" after the dot
+  // segments were resolved and became "..", an id that climbs.
+  EXPECT_EQ(normalize_reference("/glossary/cardinality-estimate/...md"), std::nullopt);
+  EXPECT_EQ(normalize_reference("a/..md"), std::nullopt);
+  EXPECT_EQ(normalize_reference("...md"), std::nullopt);
+  EXPECT_EQ(normalize_reference("a/....md"), "a/...");  // not a dot segment: it does not climb
 }
 
 TEST(BundleFrontmatterRules, Timestamps) {
