@@ -33,7 +33,7 @@ json parse(std::string_view text, std::string_view what) {
                                  kMaxDepth));
   try {
     return json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1E444
     throw InputError(valid_utf8(
         fmt::format("{}: malformed or truncated JSON ({} bytes): {}", what, text.size(), e.what())));
   }

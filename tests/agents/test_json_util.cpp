@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "agents/anthropic_json.hpp"
+#include "agents/openai_json.hpp"
 #include "retrieval/error.hpp"
 
 namespace okfbench::agents::json_util {
@@ -31,6 +33,21 @@ TEST(JsonUtil, ParseErrorsAreValidUtf8) {
   } catch (const InputError& e) {
     EXPECT_EQ(valid_utf8(e.what()), e.what());
   }
+}
+
+// Found by tests/fuzz (fuzz_openai, fuzz_anthropic): nlohmann reports a
+// number too big for a double as out_of_range, not parse_error, and it
+// escaped every reply parser.
+TEST(JsonUtil, ANumberTooBigForADoubleIsAnInputError) {
+  try {
+    parse(R"({"max_tokens":12E444})", "OpenAI response");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("OpenAI response: malformed or truncated JSON"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("number overflow"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(openai::response_from_json(R"({"choices":[],"usage":{"prompt_tokens":1e999}})"), InputError);
+  EXPECT_THROW(anthropic::response_from_json(R"({"content":[],"usage":{"input_tokens":-1E400}})"), InputError);
 }
 
 TEST(JsonUtil, ValidUtf8ReplacesEachBadByte) {
