@@ -47,7 +47,7 @@ for target in "${targets[@]}"; do
   before=$(find "$crashes" -type f | sort)
   if "$build/tests/fuzz/fuzz_$target" "$work" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
        -artifact_prefix="$crashes/" -print_final_stats=1 >"$log" 2>&1; then
-    echo "fuzz $target: $(grep -E '^#[0-9]+ +DONE' "$log" | tail -1)"
+    echo "fuzz $target: $(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1)"
   else
     new=$(comm -13 <(echo "$before") <(find "$crashes" -type f | sort) | tr '\n' ' ')
     echo "fuzz $target: FAILED; input saved as ${new:-(none)}; output in $log" >&2

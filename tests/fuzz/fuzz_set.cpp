@@ -1,10 +1,10 @@
 // `okfbench run --set KEY=VALUE` overrides (harness/spec.hpp): each input
 // line is one override, applied to a fixed spec that is valid on its own.
 //
-// Invariants: a malformed override is a UsageError and a bad value an
-// InputError, nothing else; since the spec alone is valid, an InputError
-// names the --set argument, never a line of the file; an accepted result is
-// inside the documented ranges (spec_checks.hpp).
+// Invariants: a malformed override or a bad value it sets is a UsageError
+// naming the --set argument, nothing else: the spec alone is valid, so an
+// InputError would blame a line of the file for what a flag did; an
+// accepted result is inside the documented ranges (spec_checks.hpp).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -36,6 +36,8 @@ paths:
     max_turns: 12
 models: [sim]
 cache_models: [openai]
+graders: [facts, citations, answered]
+judge: {model: sim, votes: 1}
 )";
 
 constexpr std::size_t kMaxOverrides = 8;
@@ -56,10 +58,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     spec = harness::parse_spec(kSpec, "fuzz.yaml", fuzz::spec_dir(), overrides);
   } catch (const InputError& e) {
-    fuzz::check(std::string_view(e.what()).find("--set ") != std::string_view::npos,
-                std::string("an override's error does not name the --set argument: ") + e.what());
-    return 0;
-  } catch (const UsageError&) {
+    fuzz::check(false, std::string("an override's problem was blamed on the file: ") + e.what());
+  } catch (const UsageError& e) {
+    fuzz::check(std::string_view(e.what()).starts_with("--set "),
+                std::string("an override's problem does not name the --set argument: ") + e.what());
     return 0;
   }
   fuzz::check_spec(spec);

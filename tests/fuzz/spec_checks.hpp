@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 
+#include "harness/limits.hpp"
 #include "harness/spec.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
@@ -27,29 +28,44 @@ inline const std::filesystem::path& spec_dir() {
   return dir;
 }
 
+template <class T, class Range>
+bool within(T value, Range range) {
+  return value >= range.min && value <= range.max;
+}
+
+inline bool within_real(double value, RealRange range) {
+  return std::isfinite(value) && value <= range.max && (range.above_min ? value > range.min : value >= range.min);
+}
+
+// The ranges harness/spec.hpp documents, from harness/limits.hpp.
 inline void check_spec(const harness::ExperimentSpec& spec) {
-  check(spec.repeats >= 1, "repeats below 1 was accepted");
-  check(spec.concurrency >= 1 && spec.concurrency <= 256, "concurrency outside 1..256 was accepted");
-  check(std::isfinite(spec.requests_per_minute) && spec.requests_per_minute >= 0,
-        "requests_per_minute negative or not finite was accepted");
-  check(!spec.cost_cap_usd || (std::isfinite(*spec.cost_cap_usd) && *spec.cost_cap_usd > 0),
-        "cost_cap_usd not a finite positive number was accepted");
+  namespace limits = harness::limits;
+  check(within<std::int64_t>(spec.repeats, limits::repeats), "repeats out of range was accepted");
+  check(within<std::int64_t>(spec.concurrency, limits::concurrency), "concurrency out of range was accepted");
+  check(within_real(spec.requests_per_minute, limits::requests_per_minute), "requests_per_minute out of range was accepted");
+  check(!spec.cost_cap_usd || within_real(*spec.cost_cap_usd, limits::cost_cap_usd), "cost_cap_usd out of range was accepted");
+  check(within<std::int64_t>(static_cast<std::int64_t>(spec.max_questions), limits::max_questions),
+        "max_questions out of range was accepted");
   check(!spec.bundles.empty(), "a spec without bundles was accepted");
   std::set<std::string> names;
   for (const harness::BundleSource& b : spec.bundles) {
     check(names.insert(b.name).second, "two bundles share a name");
-    if (b.kind == harness::BundleKind::generated) check(b.concepts >= 1, "a generated bundle of 0 concepts");
+    if (b.kind == harness::BundleKind::generated) {
+      check(within<std::int64_t>(static_cast<std::int64_t>(b.concepts), limits::concepts), "generated concepts out of range");
+      check(within<std::int64_t>(static_cast<std::int64_t>(b.layers), limits::layers), "generated layers out of range");
+    }
   }
   check(spec.context || spec.agent, "a spec without paths was accepted");
   if (spec.context) {
-    for (auto v : spec.context->budget_tokens) check(v >= 1, "budget_tokens below 1 was accepted");
-    for (int v : spec.context->k) check(v >= 1, "k below 1 was accepted");
-    for (int v : spec.context->hops) check(v >= 0, "negative hops were accepted");
+    for (auto v : spec.context->budget_tokens) check(within(v, limits::budget_tokens), "budget_tokens out of range");
+    for (int v : spec.context->k) check(within<std::int64_t>(v, limits::k), "k out of range was accepted");
+    for (int v : spec.context->hops) check(within<std::int64_t>(v, limits::hops), "hops out of range was accepted");
   }
   if (spec.agent) {
-    for (int v : spec.agent->max_turns) check(v >= 1, "max_turns below 1 was accepted");
+    for (int v : spec.agent->max_turns) check(within<std::int64_t>(v, limits::max_turns), "max_turns out of range");
     for (const auto& tools : spec.agent->tools) check(!tools.empty(), "an empty tool set was accepted");
   }
+  if (spec.judge) check(within<std::int64_t>(spec.judge->votes, limits::judge_votes), "judge votes out of range");
   check(!spec.models.empty() && !spec.cache_models.empty(), "a spec without models was accepted");
   check(spec.hash.size() == 16, "the spec hash is not 16 hex digits");
 }
