@@ -1,0 +1,192 @@
+#include "harness/run_bundles.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+#include "datasets/convert.hpp"
+#include "datasets/generator.hpp"
+#include "harness/file_lock.hpp"
+#include "harness/run_common.hpp"
+#include "reports/report_files.hpp"
+#include "retrieval/error.hpp"
+
+namespace okfbench::harness {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Builds a cache entry in a temporary folder and publishes it by rename, under
+// a lock per entry: concurrent shards wait for the one that builds it instead
+// of building it twice or reading it half-written, and an interrupted build
+// never leaves a half-written entry behind. A published entry (its
+// .okfbench-complete marker is written before the rename) never changes, so
+// it is read without the lock.
+template <class Build>
+fs::path cached_folder(const fs::path& cache_dir, const std::string& name, Build build) {
+  const fs::path final_dir = cache_dir / name;
+  const auto complete = [&] { return fs::exists(final_dir / ".okfbench-complete"); };
+  if (complete()) return final_dir;
+  std::error_code ec;
+  fs::create_directories(cache_dir, ec);
+  if (ec) throw InputError(fmt::format("cannot create the cache folder {}: {}", cache_dir.string(), ec.message()));
+  const FileLock lock = FileLock::acquire(cache_dir / fmt::format(".{}.lock", name), FileLock::Wait::yes, {},
+                                          [&](const std::string& holder) {
+                                            log_line(fmt::format("waiting for okfbench {} to finish building {}", holder,
+                                                                 final_dir.string()));
+                                          });
+  if (complete()) return final_dir;  // built while we waited
+  // Under the lock nobody else builds this entry: what is left of it is from
+  // an interrupted build.
+  const std::string tmp_prefix = fmt::format(".{}.tmp-", name);
+  for (const auto& entry : fs::directory_iterator(cache_dir, ec)) {
+    if (entry.path().filename().string().starts_with(tmp_prefix)) fs::remove_all(entry.path(), ec);
+  }
+  fs::remove_all(final_dir, ec);
+  const fs::path tmp = cache_dir / (tmp_prefix + std::to_string(::getpid()));
+  try {
+    build(tmp);
+    reports::write_text_atomically(tmp / ".okfbench-complete", "");
+    fs::rename(tmp, final_dir);
+  } catch (const fs::filesystem_error& e) {
+    fs::remove_all(tmp, ec);
+    throw InputError(fmt::format("cannot build {}: {}", final_dir.string(), e.what()));
+  } catch (...) {
+    fs::remove_all(tmp, ec);
+    throw;
+  }
+  return final_dir;
+}
+
+fs::path generated_bundle(const ExperimentSpec& spec, const BundleSource& b) {
+  const std::string name = fmt::format("{}-{}", b.name, stable_hash(fmt::format("{}|v{}", b.identity(), datasets::kGeneratorVersion)));
+  return cached_folder(spec.cache_dir, name, [&](const fs::path& tmp) {
+    log_line(fmt::format("generating {} ({} concepts) into {}", b.name, b.concepts, (spec.cache_dir / name).string()));
+    datasets::GeneratorOptions options;
+    options.concepts = b.concepts;
+    options.seed = b.seed;
+    options.layers = b.layers;
+    options.questions = b.question_count;
+    const auto summary = datasets::generate_bundle(options, tmp / "bundle");
+    reports::write_text_atomically(tmp / "questions.yaml", datasets::questions_to_yaml(summary.questions, options));
+  });
+}
+
+fs::path converted_collection(const ExperimentSpec& spec, const BundleSource& b) {
+  const std::string name = fmt::format("{}-{}-{}", b.format, b.source.filename().string(),
+                                       stable_hash(fmt::format("{}|{}|{}", b.format, b.source.generic_string(), b.split)));
+  return cached_folder(spec.cache_dir, name, [&](const fs::path& tmp) {
+    log_line(fmt::format("converting {} ({}) into {}", b.source.string(), b.format, (spec.cache_dir / name).string()));
+    if (b.format == "beir") {
+      datasets::convert_beir(b.source, tmp, b.split);
+    } else {
+      datasets::convert_cranfield(b.source, tmp);
+    }
+  });
+}
+
+// A subset of `concepts` documents that keeps whole questions: the judged
+// documents of each question in order while they fit, then other documents
+// by id. Only questions whose relevant documents are all kept remain.
+fs::path converted_subset(const ExperimentSpec& spec, const BundleSource& b, const fs::path& full) {
+  const std::string name = fmt::format("{}-{}", b.name, stable_hash(b.identity()));
+  return cached_folder(spec.cache_dir, name, [&](const fs::path& tmp) {
+    const datasets::QuestionSet all = datasets::load_questions(full / "questions.yaml");
+    std::vector<std::string> ids;
+    for (const auto& entry : fs::recursive_directory_iterator(full / "bundle")) {
+      if (entry.is_regular_file() && entry.path().extension() == ".md") {
+        ids.push_back(fs::relative(entry.path(), full / "bundle").replace_extension().generic_string());
+      }
+    }
+    std::sort(ids.begin(), ids.end());
+    std::set<std::string> keep;
+    for (const auto& q : all.questions) {
+      std::set<std::string> need;
+      for (const auto& [id, grade] : q.relevant) {
+        if (grade > 0 && !keep.count(id)) need.insert(id);
+      }
+      if (keep.size() + need.size() <= b.concepts) keep.insert(need.begin(), need.end());
+    }
+    for (const std::string& id : ids) {
+      if (keep.size() >= b.concepts) break;
+      keep.insert(id);
+    }
+    for (const std::string& id : keep) {
+      const fs::path to = tmp / "bundle" / (id + ".md");
+      fs::create_directories(to.parent_path());
+      fs::copy_file(full / "bundle" / (id + ".md"), to);
+    }
+    datasets::QuestionSet subset;
+    subset.name = b.name;
+    for (const auto& q : all.questions) {
+      datasets::Question kept = q;
+      kept.relevant.clear();
+      bool whole = true;
+      for (const auto& [id, grade] : q.relevant) {
+        if (keep.count(id)) {
+          kept.relevant[id] = grade;
+        } else if (grade > 0) {
+          whole = false;
+        }
+      }
+      if (whole) subset.questions.push_back(std::move(kept));
+    }
+    datasets::save_questions(subset, tmp / "questions.yaml");
+    log_line(fmt::format("{}: {} documents, {} of {} questions kept whole", b.name, keep.size(),
+                         subset.questions.size(), all.questions.size()));
+  });
+}
+
+}  // namespace
+
+SharedTools& LoadedBundle::tools_for(const reports::PathConfig& c) {
+  std::lock_guard lock(*tools_mutex);
+  auto& slot = tools[c.surface + "|" + fmt::format("{}", fmt::join(c.tools, ","))];
+  if (!slot) {
+    slot = std::make_unique<SharedTools>();
+    agents::ToolsOptions options;
+    options.surface = *agents::parse_surface(c.surface);
+    options.include = c.tools;
+    options.now = "2026-11-29T00:00:00Z";  // a fixed clock: staleness must not depend on the day of the run
+    slot->tools = std::make_unique<agents::BundleTools>(*bundle, options, index.get());
+  }
+  return *slot;
+}
+
+LoadedBundle load_bundle(const ExperimentSpec& spec, const BundleSource& b) {
+  LoadedBundle out;
+  out.source = b;
+  fs::path questions;
+  if (b.kind == BundleKind::path) {
+    out.dir = b.path;
+    questions = b.questions;
+  } else if (b.kind == BundleKind::generated) {
+    const fs::path folder = generated_bundle(spec, b);
+    out.dir = folder / "bundle";
+    questions = folder / "questions.yaml";
+  } else {
+    fs::path folder = converted_collection(spec, b);
+    if (b.concepts > 0) folder = converted_subset(spec, b, folder);
+    out.dir = folder / "bundle";
+    questions = folder / "questions.yaml";
+  }
+  out.questions_file = questions;
+  const auto start = Clock::now();
+  out.bundle = std::make_unique<retrieval::Bundle>(retrieval::Bundle::load(out.dir));
+  out.index = std::make_unique<retrieval::SearchIndex>(retrieval::SearchIndex::build(*out.bundle));
+  out.questions = datasets::load_questions(questions);
+  datasets::check_concepts(out.questions, *out.bundle);
+  if (spec.max_questions > 0 && out.questions.questions.size() > spec.max_questions) {
+    out.questions.questions.resize(spec.max_questions);
+  }
+  if (out.questions.name.empty()) out.questions.name = b.name;
+  log_line(fmt::format("{}: {} concepts, {} questions, loaded and indexed in {:.0f} ms", b.name,
+                       out.bundle->concepts().size(), out.questions.questions.size(), ms_since(start)));
+  return out;
+}
+
+}  // namespace okfbench::harness

@@ -1,0 +1,349 @@
+#include "harness/trial.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+
+#include "agents/agent.hpp"
+#include "agents/bundle_tools.hpp"
+#include "agents/call_error.hpp"
+#include "agents/context_prompt.hpp"
+#include "agents/decorators.hpp"
+#include "agents/sim_model.hpp"
+#include "harness/judge.hpp"
+#include "reports/measures.hpp"
+#include "retrieval/context.hpp"
+#include "retrieval/error.hpp"
+#include "retrieval/tokens.hpp"
+
+namespace okfbench::harness {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A model shared by every trial (a replay: cassette, read-only once loaded).
+class SharedModel : public agents::ChatModel {
+ public:
+  explicit SharedModel(agents::ChatModel& inner) : inner_(inner) {}
+  agents::ChatResponse chat(const agents::ChatRequest& request) override { return inner_.chat(request); }
+  std::string name() const override { return inner_.name(); }
+
+ private:
+  agents::ChatModel& inner_;
+};
+
+}  // namespace
+
+agents::ChatResponse PacedModel::chat(const agents::ChatRequest& request) {
+  ++calls_;
+  if (Clock::now() >= pacing_.deadline) {
+    throw agents::CallError(agents::Failure::transient,
+                            fmt::format("the trial deadline of {} s passed before model call {}", pacing_.deadline_seconds, calls_));
+  }
+  if (pacing_.pacer.limits_tokens()) pacing_.tokens = estimate_request_tokens(request, pacing_.counter);
+  if (pace_each_call_) pacing_.pacer.wait(pacing_.tokens);
+  const auto start = Clock::now();
+  struct Timer {
+    double& ms;
+    Clock::time_point start;
+    ~Timer() { ms += ms_since(start); }
+  } timer{ms_, start};
+  return inner_->chat(request);
+}
+
+agents::Provider provider_of(const ModelSpec& m) {
+  return m.name.starts_with("anthropic:") ? agents::Provider::anthropic : agents::Provider::openai;
+}
+
+namespace {
+
+// The endpoint of a provider model: the spec's settings, then the
+// environment and the provider's defaults. Throws InputError for a key that
+// is not set and UsageError for a header value agents refuses.
+agents::Endpoint endpoint_for(const ExperimentSpec& spec, const ModelSpec& m) {
+  agents::Endpoint e;
+  e.base_url = m.base_url;
+  e.model = m.name.substr(m.name.find(':') + 1);
+  e.api_key_env = m.api_key_env;
+  e.extra_headers = m.headers;
+  e.origin = fmt::format("{}: model {}", spec.file.empty() ? spec.name : spec.file.string(), m.label);
+  e.retry.connect_timeout_seconds = m.connect_timeout_seconds;
+  e.retry.timeout_seconds = m.request_timeout_seconds;
+  return agents::resolve_endpoint(provider_of(m), e);
+}
+
+// The tools of one agent trial: BundleTools with remember() answered by an
+// error (bundles are shared by concurrent trials), and the ids search showed.
+class TrialTools : public agents::Toolbox {
+ public:
+  explicit TrialTools(SharedTools& shared) : shared_(shared) {}
+  std::vector<agents::ToolSpec> specs() const override {
+    std::lock_guard lock(shared_.mutex);
+    return shared_.tools->specs();
+  }
+  std::string default_system_prompt() const override {
+    std::lock_guard lock(shared_.mutex);
+    return shared_.tools->default_system_prompt();
+  }
+  agents::ToolResult call(std::string_view name, std::string_view arguments) override {
+    if (name == "remember") {
+      return agents::tool_error("remember is disabled in okfbench runs: every trial shares one copy of the bundle, so nothing is written");
+    }
+    const auto start = Clock::now();
+    agents::ToolResult result;
+    {
+      std::lock_guard lock(shared_.mutex);
+      result = shared_.tools->call(name, arguments);
+    }
+    ms_ += ms_since(start);
+    if (result.error.empty() && (name == "search" || name == "search_concepts")) note_hits(result.content);
+    return result;
+  }
+  const std::vector<std::string>& retrieved() const { return retrieved_; }
+  double ms() const { return ms_; }
+
+ private:
+  void note_hits(const std::string& content) {
+    const auto hits = nlohmann::json::parse(content, nullptr, false);
+    if (!hits.is_array()) return;
+    for (const auto& hit : hits) {
+      const char* field = hit.contains("id") ? "id" : "path";
+      if (hit.contains(field) && hit[field].is_string()) retrieved_.push_back(hit[field].get<std::string>());
+    }
+  }
+  SharedTools& shared_;
+  std::vector<std::string> retrieved_;
+  double ms_ = 0;
+};
+
+// Concept ids the answer cites: bracketed ids that name a concept.
+std::vector<std::string> cited_ids(const std::string& answer, const retrieval::Bundle& bundle) {
+  return reports::cited_ids(answer, [&](const std::string& id) { return bundle.find(id) != nullptr; });
+}
+
+reports::TurnRecord turn_from_usage(const agents::Usage& usage) {
+  reports::TurnRecord t;
+  t.input_tokens = usage.input_tokens;
+  t.cached_tokens = usage.cached_input_tokens;
+  t.cache_write_tokens = usage.cache_write_tokens;
+  t.output_tokens = usage.output_tokens;
+  return t;
+}
+
+void add_evidence(reports::TrialRecord& r, const datasets::Question& q, const std::vector<std::string>& reached,
+                  const retrieval::Bundle& bundle) {
+  const reports::Judgments judged(q.relevant.begin(), q.relevant.end());
+  r.evidence_recall = reports::evidence_recall(judged, reached);
+  r.citations = cited_ids(r.answer, bundle);
+  const auto scores = reports::citation_scores(judged, r.citations);
+  if (scores.precision) r.measures.push_back({"citation_precision", *scores.precision});
+  if (scores.recall) r.measures.push_back({"citation_recall", *scores.recall});
+}
+
+void run_context_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets::Question& q, agents::ChatModel& model,
+                       const ModelSpec& settings, const retrieval::TokenCounter& counter, double& retrieval_ms) {
+  retrieval::ContextOptions options;
+  options.k = static_cast<std::size_t>(*r.config.k);
+  options.expand_hops = *r.config.hops;
+  options.budget_tokens = static_cast<std::size_t>(*r.config.budget_tokens);
+  options.counter = &counter;
+  options.strategy = r.config.strategy == "weaver" ? retrieval::PackStrategy::weaver : retrieval::PackStrategy::grafito;
+  const auto start = Clock::now();
+  const retrieval::ContextPack pack = retrieval::pack_context(*b.bundle, *b.index, q.text, options);
+  retrieval_ms = ms_since(start);
+  std::vector<std::string> packed_ids;
+  for (const auto& c : pack.concepts) {
+    packed_ids.push_back(c.id);
+    const std::string reason = c.reason == retrieval::PackReason::seed ? "seed" : fmt::format("via {} from {}", c.relation, c.from);
+    r.packed.push_back({c.id, static_cast<std::int64_t>(c.tokens), reason});
+    if (c.reason == retrieval::PackReason::seed) r.retrieved_ids.push_back(c.id);
+  }
+  r.context_tokens = static_cast<std::int64_t>(pack.tokens);
+  // As in the agent loop, the request names no model: the ChatModel knows
+  // which one it is, so a cassette or cache entry holds for any label.
+  agents::ChatRequest request;
+  request.messages.push_back({agents::Role::system, std::string(agents::kContextSystemPrompt), {}, {}, {}});
+  request.messages.push_back({agents::Role::user, agents::context_user_message(pack.text, q.text), {}, {}, {}});
+  if (settings.max_output_tokens) request.max_tokens = *settings.max_output_tokens;
+  request.temperature = settings.temperature;
+  const agents::ChatResponse response = model.chat(request);
+  reports::TurnRecord turn = turn_from_usage(response.usage);
+  turn.new_input_tokens = turn.input_tokens;  // the first call sends everything for the first time
+  r.turns.push_back(turn);
+  r.answer = response.message.content;
+  add_evidence(r, q, packed_ids, *b.bundle);
+}
+
+void run_agent_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets::Question& q, agents::ChatModel& model,
+                     const ModelSpec& settings, const retrieval::TokenCounter& counter, double& retrieval_ms) {
+  TrialTools tools(b.tools_for(r.config));
+  agents::AgentOptions options;
+  options.max_turns = *r.config.max_turns;
+  options.counter = &counter;
+  if (settings.max_output_tokens) options.max_tokens = *settings.max_output_tokens;
+  if (settings.temperature) options.temperature = settings.temperature;
+  const agents::AgentRun run = agents::run_agent(model, tools, q.text, options);
+  retrieval_ms = tools.ms();
+  const agents::RunSummary summary = agents::summary(run);
+  for (std::size_t i = 0; i < run.turns.size(); ++i) {
+    reports::TurnRecord turn = turn_from_usage(run.turns[i].usage);
+    if (i < summary.new_input_per_turn.size()) turn.new_input_tokens = summary.new_input_per_turn[i];
+    turn.dropped_tool_calls = static_cast<std::int64_t>(run.turns[i].dropped_tool_calls);
+    for (const auto& call : run.tool_calls) {
+      if (call.turn != run.turns[i].turn) continue;
+      turn.tool_calls.push_back({call.name, call.arguments, static_cast<std::int64_t>(call.result_bytes), call.error, call.repeated});
+    }
+    r.turns.push_back(std::move(turn));
+  }
+  r.retrieved_ids = tools.retrieved();
+  r.opened_ids = agents::opened_concepts(run, *b.bundle);
+  r.answer = run.answer;
+  if (run.stop == agents::AgentStop::model_error) {
+    r.error = "model error: " + run.error;
+    r.error_class = agents::to_string(run.failure);
+  }
+  add_evidence(r, q, r.opened_ids, *b.bundle);
+}
+
+// Grades a finished trial with the run's graders; the judge reads the
+// relevant concepts' text as its reference.
+void grade_trial(reports::TrialRecord& r, const LoadedBundle& b, const datasets::Question& q,
+                 const std::vector<reports::Grader>& graders) {
+  reports::GradeInput in;
+  in.question_id = q.id;
+  in.question = q.text;
+  in.relevant = reports::Judgments(q.relevant.begin(), q.relevant.end());
+  in.answer_facts = q.answer_facts;
+  in.answer = r.answer;
+  in.citations = r.citations;
+  in.end = reports::trial_end(r);
+  const bool judged = std::any_of(graders.begin(), graders.end(), [](const reports::Grader& g) { return g.name == "judge"; });
+  for (const auto& [id, grade] : q.relevant) {
+    const retrieval::Concept* c = judged && grade > 0 ? b.bundle->find(id) : nullptr;
+    if (c) in.references.push_back({id, c->title + "\n\n" + c->body});
+  }
+  reports::Grading grading = reports::grade_all(graders, in);
+  r.grades = std::move(grading.grades);
+  r.judge_usage = std::move(grading.judge_usage);
+}
+
+const datasets::Question& find_question(const LoadedBundle& b, const std::string& id) {
+  const datasets::Question* q = b.questions.find(id);
+  if (!q) throw InputError(fmt::format("question {} vanished from {}", id, b.questions.source));
+  return *q;
+}
+
+// The model stack of one trial, innermost first: the model itself (sim, a
+// provider, a replay), the response cache (--cache-db, provider models), the
+// recorder (--record, one cassette per trial) and PacedModel outermost.
+std::unique_ptr<PacedModel> make_trial_model(TrialSetup& s, const PlannedTrial& t, TrialPacing& pacing) {
+  const ModelSpec& m = *s.models.at(t.config.model);
+  std::unique_ptr<agents::ChatModel> model;
+  if (m.name == "sim") {
+    agents::SimOptions options;
+    options.seed = s.spec.seed + static_cast<std::uint64_t>(t.config.repeat);
+    options.cache = agents::parse_cache_kind(t.config.cache_model);
+    model = std::make_unique<agents::SimModel>(options, s.counter);
+  } else if (!m.cassette.empty()) {
+    model = std::make_unique<SharedModel>(*s.cassettes.at(m.label));
+  } else if (!m.replay.empty()) {
+    const fs::path cassette = m.replay / (t.key + ".jsonl");
+    if (!fs::exists(cassette)) {
+      throw InputError(fmt::format("no cassette for trial {} in {}: that run did not record this trial (record it with "
+                                   "okfbench run --record {})",
+                                   t.key, m.replay.string(), m.replay.string()));
+    }
+    model = std::make_unique<agents::ReplayModel>(cassette);
+  } else {
+    agents::Endpoint e = s.endpoints.at(m.label);
+    e.retry.before_attempt = [&pacing] { pacing.pacer.wait(pacing.tokens); };
+    e.retry.deadline_at = pacing.deadline;
+    const std::string base_url = e.base_url;
+    if (provider_of(m) == agents::Provider::anthropic) {
+      model = std::make_unique<agents::AnthropicModel>(std::move(e));
+    } else {
+      model = std::make_unique<agents::OpenAIModel>(std::move(e));
+    }
+    if (!s.options.cache_db.empty()) {
+      model = std::make_unique<agents::CachingModel>(std::move(model), s.options.cache_db, base_url, t.config.repeat, s.secrets);
+    }
+  }
+  if (!s.options.record_dir.empty()) {
+    const fs::path cassette = s.options.record_dir / (t.key + ".jsonl");
+    std::error_code ec;
+    fs::remove(cassette, ec);  // a trial run again is recorded afresh
+    model = std::make_unique<agents::RecordingModel>(std::move(model), cassette, s.secrets);
+  }
+  return std::make_unique<PacedModel>(std::move(model), pacing, m.name == "sim");
+}
+
+}  // namespace
+
+// or URL (a missing key, a line break in it) stops the run with its own exit
+// code instead of failing every trial.
+std::map<std::string, agents::Endpoint> resolve_endpoints(const ExperimentSpec& spec) {
+  std::map<std::string, agents::Endpoint> out;
+  for (const auto& m : spec.models) {
+    if (m.calls_provider()) out[m.label] = endpoint_for(spec, m);
+  }
+  return out;
+}
+
+// Everything the trials' models need before the first trial starts: the
+// resolved endpoints, replay cassettes loaded once, the secrets to redact.
+void prepare_models(TrialSetup& s, std::map<std::string, agents::Endpoint> endpoints) {
+  s.endpoints = std::move(endpoints);
+  for (const auto& m : s.spec.models) {
+    s.models[m.label] = &m;
+    if (!m.cassette.empty()) s.cassettes[m.label] = std::make_unique<agents::ReplayModel>(m.cassette);
+  }
+  for (const auto& [label, e] : s.endpoints) {
+    for (const auto& [name, value] : e.extra_headers) s.secrets.push_back(value);
+  }
+  // Keys resolve_endpoint remembered, the environment's, and every extra header value.
+  for (auto& secret : agents::known_secrets()) s.secrets.push_back(std::move(secret));
+  if (!s.options.record_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(s.options.record_dir, ec);
+    if (ec) throw InputError(fmt::format("--record {}: cannot create the folder: {}", s.options.record_dir.string(), ec.message()));
+  }
+}
+
+reports::TrialRecord run_trial(TrialSetup& s, const PlannedTrial& t) {
+  LoadedBundle& b = s.bundles[t.bundle];
+  const datasets::Question& q = find_question(b, t.question_id);
+  const ModelSpec& settings = *s.models.at(t.config.model);
+  reports::TrialRecord r;
+  r.trial_key = t.key;
+  r.bundle = t.bundle_name;
+  r.concept_count = static_cast<std::int64_t>(b.bundle->concepts().size());
+  r.question_set = b.questions.name;
+  r.question_id = q.id;
+  r.config = t.config;
+  const auto start = Clock::now();
+  TrialPacing pacing{s.pacer, s.counter,
+                     start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(settings.trial_deadline_seconds)),
+                     settings.trial_deadline_seconds};
+  double retrieval_ms = 0;
+  try {
+    const std::unique_ptr<PacedModel> model = make_trial_model(s, t, pacing);
+    if (t.config.kind == reports::PathKind::context) {
+      run_context_trial(r, b, q, *model, settings, s.counter, retrieval_ms);
+    } else {
+      run_agent_trial(r, b, q, *model, settings, s.counter, retrieval_ms);
+    }
+    r.timings.model_ms = model->ms();
+  } catch (const std::exception& e) {
+    r.error = e.what();
+    r.error_class = agents::to_string(agents::failure_of(e));
+  }
+  r.timings.total_ms = ms_since(start);
+  r.timings.retrieval_ms = retrieval_ms;
+  grade_trial(r, b, q, s.graders);
+  return r;
+}
+
+
+}  // namespace okfbench::harness
