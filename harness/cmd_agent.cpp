@@ -10,6 +10,7 @@
 #include "agents/agent_json.hpp"
 #include "agents/bundle_tools.hpp"
 #include "agents/models.hpp"
+#include "harness/bundle_source.hpp"
 #include "harness/commands.hpp"
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
@@ -39,6 +40,7 @@ struct AgentArgs {
   std::string cache_db;
   bool verbose = false;
   bool json = false;
+  harness::GitFlags git;
 };
 
 std::vector<std::string> split_list(const std::string& text) {
@@ -110,7 +112,10 @@ int run_agent_command(const AgentArgs& a) {
   if (!surface) throw UsageError(fmt::format("unknown surface '{}': use grafito or harnessx", a.surface));
   agents::CacheKind cache = agents::parse_cache_kind(a.cache_model);
 
-  retrieval::Bundle bundle = retrieval::Bundle::load(a.bundle);
+  retrieval::Bundle bundle = [&] {
+    const harness::BundleSourceFolder source = harness::BundleSourceFolder::open(a.bundle, a.git);
+    return retrieval::Bundle::load(source.root());
+  }();
   if (bundle.concepts().empty())
     throw InputError(fmt::format("{}: no concepts loaded; run `okfbench validate {}` to see why", a.bundle, a.bundle));
   agents::ToolsOptions tools_options;
@@ -183,7 +188,7 @@ int run_agent_command(const AgentArgs& a) {
 void add_agent_command(CLI::App& app, Action& action) {
   auto args = std::make_shared<AgentArgs>();
   CLI::App* cmd = app.add_subcommand("agent", "Answer a question with the tool-calling agent loop over a bundle");
-  cmd->add_option("bundle", args->bundle, "Bundle directory")->required();
+  cmd->add_option("bundle", args->bundle, "Bundle folder or git URL")->required();
   cmd->add_option("question", args->question, "The question")->required();
   cmd->add_option("--model", args->model, "sim, openai:MODEL, anthropic:MODEL or replay:CASSETTE")->capture_default_str();
   cmd->add_option("--tools", args->tools, "Comma-separated subset of the surface's tools (default: all)");
@@ -224,6 +229,7 @@ void add_agent_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_option("--record", args->record, "Append each new exchange to this cassette (JSONL, keys redacted)");
   cmd->add_option("--cache-db", args->cache_db, "SQLite response cache: repeated requests are not sent again");
+  add_git_flags(*cmd, args->git);
   cmd->add_flag("--verbose", args->verbose, "Also print per-turn token counts");
   cmd->add_flag("--json", args->json, "Print the run as JSON on stdout (tool calls go to stderr with --verbose)");
   cmd->callback([args, &action] { action = [args] { return run_agent_command(*args); }; });

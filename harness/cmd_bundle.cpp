@@ -15,6 +15,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "harness/bundle_source.hpp"
 #include "harness/commands.hpp"
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
@@ -44,6 +45,7 @@ struct BundleArgs {
   bool out = false;
   std::string relation;
   int hops = 1;
+  harness::GitFlags git;
 };
 
 Bundle load(const BundleArgs& args) {
@@ -54,7 +56,8 @@ Bundle load(const BundleArgs& args) {
   options.max_file_bytes = args.max_file_bytes;
   options.max_files = args.max_files;
   options.max_total_bytes = args.max_total_bytes;
-  return Bundle::load(args.bundle, options);
+  const harness::BundleSourceFolder source = harness::BundleSourceFolder::open(args.bundle, args.git);
+  return Bundle::load(source.root(), options);
 }
 
 void print(const ordered_json& json) { std::printf("%s\n", json_text(json, 2).c_str()); }
@@ -312,7 +315,7 @@ int run_history(const BundleArgs& args) {
 
 CLI::App* add_common(CLI::App& app, const char* name, const char* help, const std::shared_ptr<BundleArgs>& args) {
   CLI::App* cmd = app.add_subcommand(name, help);
-  cmd->add_option("bundle", args->bundle, "Bundle directory")->required();
+  cmd->add_option("bundle", args->bundle, "Bundle folder or git URL")->required();
   cmd->add_option("--profile", args->profile, "okf (OKF v0.2 conformance) or repo (plain markdown accepted)")
       ->check(CLI::IsMember({"okf", "repo"}))
       ->capture_default_str();
@@ -326,6 +329,7 @@ CLI::App* add_common(CLI::App& app, const char* name, const char* help, const st
       ->check(number_in(harness::limits::max_total_bytes))
       ->capture_default_str();
   cmd->add_flag("--json", args->json, "Machine-readable output");
+  add_git_flags(*cmd, args->git);
   return cmd;
 }
 

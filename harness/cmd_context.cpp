@@ -7,6 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "harness/bundle_source.hpp"
 #include "harness/commands.hpp"
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
@@ -58,6 +59,7 @@ struct ContextArgs {
   retrieval::ContextOptions options;
   bool no_citations = false;
   bool json = false;
+  harness::GitFlags git;
 };
 
 std::string footer(const retrieval::ContextPack& pack) {
@@ -77,7 +79,10 @@ int run_context(ContextArgs args) {
   if (!profile) throw UsageError(fmt::format("unknown --profile \"{}\": use okf or repo", args.profile));
   retrieval::LoadOptions load;
   load.profile = *profile;
-  const retrieval::Bundle bundle = retrieval::Bundle::load(args.bundle, load);
+  const retrieval::Bundle bundle = [&] {
+    const harness::BundleSourceFolder source = harness::BundleSourceFolder::open(args.bundle, args.git);
+    return retrieval::Bundle::load(source.root(), load);
+  }();
   const retrieval::SearchIndex index = retrieval::SearchIndex::build(bundle);
   args.options.counter = counter.get();
   args.options.strategy = args.strategy == "weaver" ? retrieval::PackStrategy::weaver : retrieval::PackStrategy::grafito;
@@ -97,7 +102,7 @@ int run_context(ContextArgs args) {
 void add_context_command(CLI::App& app, Action& action) {
   auto args = std::make_shared<ContextArgs>();
   CLI::App* cmd = app.add_subcommand("context", "Pack the concepts relevant to a query into a token budget (one shot)");
-  cmd->add_option("bundle", args->bundle, "Bundle folder")->required();
+  cmd->add_option("bundle", args->bundle, "Bundle folder or git URL")->required();
   cmd->add_option("query", args->query, "The question or search terms")->required();
   cmd->add_option("--budget", args->options.budget_tokens, "Token budget of the pack")
       ->capture_default_str()
@@ -118,6 +123,7 @@ void add_context_command(CLI::App& app, Action& action) {
   cmd->add_option("--profile", args->profile, "Bundle profile: okf or repo")->capture_default_str();
   cmd->add_flag("--no-citations", args->no_citations, "Leave the Citations lines out of the blocks");
   cmd->add_flag("--json", args->json, "Print the pack as JSON");
+  add_git_flags(*cmd, args->git);
   cmd->callback([args, &action] { action = [args] { return run_context(*args); }; });
 }
 

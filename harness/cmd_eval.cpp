@@ -234,7 +234,7 @@ int run_spec(const EvalArgs& args) {
 void add_eval_command(CLI::App& app, Action& action) {
   auto args = std::make_shared<EvalArgs>();
   CLI::App* cmd = app.add_subcommand("eval", "Score a bundle's search against a question set (trec_eval measures, -c)");
-  cmd->add_option("--bundle", args->bundle, "Bundle directory");
+  cmd->add_option("--bundle", args->bundle, "Bundle folder or git URL");
   cmd->add_option("--questions", args->questions, "Question set (YAML)");
   cmd->add_option("--measures", args->measures, "trec_eval measures, e.g. ndcg_cut.10,recall.100 (default: "
                   "ndcg_cut.10 recall.100 map recip_rank P.10)")->delimiter(',');

@@ -80,7 +80,7 @@ int run_search(const SearchArgs& args) {
 void add_search_command(CLI::App& app, Action& action) {
   auto args = std::make_shared<SearchArgs>();
   CLI::App* cmd = app.add_subcommand("search", "Rank a bundle's concepts for a query (BM25F, or BM25 with --flat)");
-  cmd->add_option("bundle", args->bundle, "Bundle directory")->required();
+  cmd->add_option("bundle", args->bundle, "Bundle folder or git URL")->required();
   cmd->add_option("query", args->query, "Query text")->required();
   cmd->add_option("--k", args->k, "Number of hits, 1..1000")->check(number_in(harness::limits::search_k))->capture_default_str();
   cmd->add_option("--type", args->type, "Only concepts of this type (case-insensitive)");

@@ -10,6 +10,7 @@
 #include <ctime>
 #include <map>
 #include <sstream>
+#include <thread>
 #include <utility>
 
 #include "retrieval/error.hpp"
@@ -82,6 +83,26 @@ FileLock FileLock::acquire(const std::filesystem::path& path, Wait wait, const s
     while (::flock(fd, LOCK_EX) != 0) {
       if (errno != EINTR) throw InputError(fmt::format("cannot lock {}: {}", path.string(), std::strerror(errno)));
     }
+  }
+  note_holder(fd);
+  return lock;
+}
+
+FileLock FileLock::acquire_within(const std::filesystem::path& path, std::chrono::milliseconds timeout,
+                                  const std::string& what_to_do) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw InputError(fmt::format("cannot create the lock file {}: {}", path.string(), std::strerror(errno)));
+  FileLock lock(fd);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK && errno != EINTR)
+      throw InputError(fmt::format("cannot lock {}: {}", path.string(), std::strerror(errno)));
+    if (std::chrono::steady_clock::now() >= deadline) {
+      throw InputError(fmt::format("timed out after {} ms waiting for {}, held by okfbench {}{}{}", timeout.count(),
+                                   path.string(), describe_lock_holder(read_all(fd)), what_to_do.empty() ? "" : ": ",
+                                   what_to_do));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   note_holder(fd);
   return lock;

@@ -8,6 +8,7 @@
 // `merge` on the same folder refuses, naming the holder) and for each
 // generated or converted bundle in cache_dir (CACHE/.NAME.lock: a second
 // process waits while the first one builds it).
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -26,6 +27,12 @@ class FileLock {
   // cannot be created.
   static FileLock acquire(const std::filesystem::path& path, Wait wait, const std::string& what_to_do = {},
                           const std::function<void(const std::string& holder)>& on_wait = {});
+
+  // Like Wait::yes, but gives up after `timeout`: then an InputError saying
+  // who held it for how long and `what_to_do`. Checks every 20 ms while it
+  // waits (flock has no timed form).
+  static FileLock acquire_within(const std::filesystem::path& path, std::chrono::milliseconds timeout,
+                                 const std::string& what_to_do = {});
 
   // Who holds the lock on `path` right now, without taking it or writing
   // anything (so it works on folders this process may not write);

@@ -75,6 +75,9 @@ inline constexpr Int max_file_bytes{1, std::int64_t{1} << 40};
 inline constexpr Int max_files{1, 100'000'000};
 inline constexpr Int max_total_bytes{1, std::int64_t{1} << 50};
 
+// Git bundles (--git-timeout, git_timeout in specs): seconds, more than 0, at most a day.
+inline constexpr RealRange git_timeout_seconds{0, 86'400, true};
+
 // The sim's policy knobs (agent --sim-*).
 inline constexpr Int sim_search_k{1, 50};
 inline constexpr Int sim_max_open{0, 50};

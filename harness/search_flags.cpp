@@ -53,6 +53,7 @@ void add_search_flags(CLI::App& cmd, SearchFlags& flags) {
   cmd.add_option("--depth", flags.hybrid.depth, "Hits each ranking contributes to the fusion")
       ->check(number_in(harness::limits::fusion_depth))
       ->capture_default_str();
+  add_git_flags(cmd, flags.git);
 }
 
 HybridRanking::HybridRanking(const retrieval::Bundle& bundle, const HybridFlags& flags) : flags_(flags) {
@@ -84,10 +85,11 @@ std::unique_ptr<HybridRanking> make_hybrid(const retrieval::Bundle& bundle, cons
 }
 
 retrieval::Bundle load_bundle_for_search(const std::string& path, const SearchFlags& flags) {
-  if (!std::filesystem::is_directory(path)) {
-    throw InputError(path + " is not a directory: pass the root of an OKF bundle");
+  const harness::BundleSourceFolder source = harness::BundleSourceFolder::open(path, flags.git);
+  if (!std::filesystem::is_directory(source.root())) {
+    throw InputError(path + " is not a directory: pass the root of an OKF bundle or a git URL");
   }
-  retrieval::Bundle bundle = retrieval::Bundle::load(path, flags.load_options());
+  retrieval::Bundle bundle = retrieval::Bundle::load(source.root(), flags.load_options());
   std::size_t errors = 0;
   for (const auto& d : bundle.diagnostics()) errors += d.severity == retrieval::Severity::error ? 1 : 0;
   if (errors > 0) {

@@ -4,10 +4,12 @@
 //   --profile okf|repo (how the bundle is loaded)
 //   --hybrid sim|openai:MODEL [--embed-cache FILE] [--embed-base-url URL]
 //       [--rrf-k X] [--depth N]  (BM25F fused with embeddings, retrieval/hybrid.hpp)
+//   --git-ref, --git-subdir, --refresh, --git-timeout, --git-cache (a git bundle, harness/bundle_source.hpp)
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "harness/bundle_source.hpp"
 #include "retrieval/bundle.hpp"
 #include "retrieval/hybrid.hpp"
 #include "retrieval/search.hpp"
@@ -34,6 +36,7 @@ struct SearchFlags {
   std::string stemmer = "none";
   std::string stopwords = "none";
   std::string profile = "okf";
+  harness::GitFlags git;
 
   // UsageError for an unknown stemmer, stop word list or profile.
   retrieval::IndexConfig config() const;
@@ -63,7 +66,8 @@ class HybridRanking {
 // nullptr unless --hybrid was given.
 std::unique_ptr<HybridRanking> make_hybrid(const retrieval::Bundle& bundle, const SearchFlags& flags);
 
-// Loads a bundle for searching; InputError when `path` is not a directory.
+// Loads a bundle for searching from a folder or a git source; InputError
+// when `path` is neither a directory nor a git source.
 // Reports the number of error diagnostics on stderr (they do not stop search).
 retrieval::Bundle load_bundle_for_search(const std::string& path, const SearchFlags& flags);
 

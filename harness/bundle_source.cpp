@@ -1,0 +1,62 @@
+#include "harness/bundle_source.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "harness/limits.hpp"
+#include "harness/number_option.hpp"
+#include "retrieval/error.hpp"
+
+namespace okfbench::harness {
+namespace fs = std::filesystem;
+
+GitOptions GitFlags::options() const {
+  GitOptions options;
+  options.cache_dir = cache;
+  options.refresh = refresh;
+  options.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(timeout_seconds * 1000.0));
+  return options;
+}
+
+std::string folder_name(const fs::path& path) {
+  fs::path clean = path.lexically_normal();
+  if (!clean.empty() && clean.filename().empty()) clean = clean.parent_path();  // "a/b/" -> "a/b"
+  if (clean.empty() || clean == "." || clean.filename() == "..") {
+    std::error_code ec;
+    const fs::path absolute = fs::weakly_canonical(fs::absolute(path), ec);
+    return ec ? clean.string() : absolute.filename().string();
+  }
+  return clean.filename().string();
+}
+
+BundleSourceFolder BundleSourceFolder::open(const std::string& where, const GitFlags& flags) {
+  BundleSourceFolder out;
+  std::optional<GitSource> git = parse_git_source(where, flags.ref, flags.subdir);
+  if (!git) {
+    if (!flags.ref.empty() || !flags.subdir.empty())
+      throw UsageError(fmt::format("--git-ref and --git-subdir need a git URL; {} is a folder", where));
+    out.root_ = where;
+    out.name_ = folder_name(where);
+    return out;
+  }
+  out.checkout_.emplace(GitCheckout::open(*git, flags.options()));
+  out.root_ = out.checkout_->root();
+  out.name_ = git->default_name();
+  return out;
+}
+
+}  // namespace okfbench::harness
+
+namespace okfbench::cli {
+
+void add_git_flags(CLI::App& cmd, harness::GitFlags& flags) {
+  cmd.add_option("--git-ref", flags.ref, "Git bundles: branch, tag or commit to check out (default: the remote's HEAD)");
+  cmd.add_option("--git-subdir", flags.subdir, "Git bundles: the bundle's folder inside the repository");
+  cmd.add_flag("--refresh", flags.refresh, "Git bundles: clone again instead of reusing the cached checkout");
+  cmd.add_option("--git-timeout", flags.timeout_seconds, "Git bundles: seconds to wait for the cache lock and for each git command")
+      ->check(number_in(harness::limits::git_timeout_seconds))
+      ->capture_default_str();
+  cmd.add_option("--git-cache", flags.cache, "Git bundles: cache folder (default $XDG_CACHE_HOME/okfbench/git)");
+}
+
+}  // namespace okfbench::cli

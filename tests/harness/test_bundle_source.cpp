@@ -1,0 +1,83 @@
+// Bundle sources on the command line: folders and git URLs in validate,
+// search, context and agent, with the --git-* flags.
+#include "harness/bundle_source.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "retrieval/error.hpp"
+#include "tests/support/git_fixture.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace okfbench::harness {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+TEST(BundleSourceFolder, AFolderIsItselfAndNamedAfterItself) {
+  const BundleSourceFolder folder = BundleSourceFolder::open("tests/data/kb/sales/", {});
+  EXPECT_EQ(folder.root(), "tests/data/kb/sales/");
+  EXPECT_EQ(folder.name(), "sales");
+  EXPECT_EQ(folder.checkout(), nullptr);
+  GitFlags flags;
+  flags.ref = "v1";
+  EXPECT_THROW(BundleSourceFolder::open("tests/data/kb/sales", flags), UsageError);
+  EXPECT_EQ(folder_name("a/b/"), "b");
+  EXPECT_EQ(folder_name("a/./b"), "b");
+}
+
+class BundleSourceCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = test::fresh_dir("bundle-source");
+    fixture_ = test::make_git_fixture(dir_);
+  }
+  std::string okfbench(const std::string& args) const {
+    return "XDG_CACHE_HOME='" + (dir_ / "xdg").string() + "' " + test::okfbench_binary().string() + " " + args;
+  }
+  fs::path dir_;
+  test::GitFixture fixture_;
+};
+
+TEST_F(BundleSourceCli, SearchValidateAndContextTakeGitUrls) {
+  const auto search = test::run_command(okfbench("search '" + fixture_.url + "#v1:bundles/sales' revenue --json --k 2"));
+  ASSERT_EQ(search.exit_code, 0) << search.err;
+  const auto hits = nlohmann::json::parse(search.out)["hits"];
+  ASSERT_EQ(hits.size(), 2u);
+  EXPECT_EQ(hits[0]["id"], "metrics/revenue");
+  EXPECT_EQ(hits[1]["id"], "computations/revenue-year");
+  // The cache is $XDG_CACHE_HOME/okfbench/git.
+  EXPECT_TRUE(fs::is_directory(dir_ / "xdg/okfbench/git"));
+
+  const auto validate = test::run_command(
+      okfbench("validate " + fixture_.url + " --git-ref next --git-subdir bundles/sales --json"));
+  ASSERT_EQ(validate.exit_code, 0) << validate.err;
+  EXPECT_EQ(nlohmann::json::parse(validate.out)["concepts"], 4);
+
+  const auto context = test::run_command(
+      okfbench("context '" + fixture_.url + "#main:bundles/support' refund --json --hops 0 --k 1"));
+  ASSERT_EQ(context.exit_code, 0) << context.err;
+  const auto pack = nlohmann::json::parse(context.out);
+  ASSERT_EQ(pack["concepts"].size(), 1u);
+  EXPECT_EQ(pack["concepts"][0]["id"], "runbooks/refunds");
+}
+
+TEST_F(BundleSourceCli, ErrorsHaveExitCodesAndSayWhatToDo) {
+  const auto no_git = test::run_command("PATH=/nonexistent " + okfbench("validate " + fixture_.url));
+  EXPECT_EQ(no_git.exit_code, 1);
+  EXPECT_THAT(no_git.err, HasSubstr("cannot run `git` (No such file or directory): install git"));
+  const auto bad_ref = test::run_command(okfbench("agent '" + fixture_.url + "#gone' question"));
+  EXPECT_EQ(bad_ref.exit_code, 1);
+  EXPECT_THAT(bad_ref.err, HasSubstr("#gone: `git fetch` failed (exit 128)"));
+  const auto folder_ref = test::run_command(okfbench("search " + (test::source_dir() / "tests/data/kb/sales").string() + " x --git-ref v1"));
+  EXPECT_EQ(folder_ref.exit_code, 2);
+  EXPECT_THAT(folder_ref.err, HasSubstr("--git-ref and --git-subdir need a git URL"));
+  const auto timeout = test::run_command(okfbench("search " + fixture_.url + " x --git-timeout 0"));
+  EXPECT_EQ(timeout.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace okfbench::harness
