@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "harness/commands.hpp"
@@ -12,6 +13,8 @@
 #include "harness/number_option.hpp"
 #include "reports/compare.hpp"
 #include "reports/record.hpp"
+#include "reports/session.hpp"
+#include "retrieval/error.hpp"
 #include "reports/report_files.hpp"
 #include "reports/writers.hpp"
 
@@ -48,7 +51,22 @@ void warn_about_differences(const CompareArgs& args, const reports::RunManifest&
   }
 }
 
+// Two session logs of `okfbench mcp` (files, where runs are folders).
+int compare_sessions(const CompareArgs& args) {
+  if (!args.thresholds.empty() || !args.junit.empty())
+    throw UsageError("--threshold and --junit gate runs; two session logs are compared without them");
+  reports::SessionSummary base = reports::summarize_session(reports::read_session_log(args.base_dir));
+  reports::SessionSummary candidate = reports::summarize_session(reports::read_session_log(args.candidate_dir));
+  std::fputs(reports::session_compare_markdown(base, candidate, args.base_dir, args.candidate_dir).c_str(), stdout);
+  return 0;
+}
+
 int run_compare(const CompareArgs& args) {
+  bool base_log = std::filesystem::is_regular_file(args.base_dir);
+  if (base_log != std::filesystem::is_regular_file(args.candidate_dir))
+    throw UsageError(fmt::format("compare {} {}: give two run folders or two session logs, not one of each",
+                                 args.base_dir, args.candidate_dir));
+  if (base_log) return compare_sessions(args);
   reports::CompareOptions options;
   for (const auto& t : args.thresholds) options.thresholds.push_back(reports::parse_threshold(t));
   options.seed = args.seed;
@@ -75,9 +93,10 @@ int run_compare(const CompareArgs& args) {
 void add_compare_command(CLI::App& app, Action& action) {
   auto args = std::make_shared<CompareArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "compare", "Compare two runs per configuration and metric; exit 1 when a --threshold is crossed");
-  cmd->add_option("BASE_DIR", args->base_dir, "Output folder of the base run")->required();
-  cmd->add_option("CAND_DIR", args->candidate_dir, "Output folder of the candidate run")->required();
+      "compare",
+      "Compare two runs per configuration and metric (exit 1 when a --threshold is crossed), or two MCP session logs");
+  cmd->add_option("BASE_DIR", args->base_dir, "Output folder of the base run, or a session log of okfbench mcp")->required();
+  cmd->add_option("CAND_DIR", args->candidate_dir, "Output folder of the candidate run, or a session log")->required();
   cmd->add_option("--threshold", args->thresholds,
                   "METRIC=AMOUNT or METRIC=AMOUNT%: largest worsening allowed (repeatable), "
                   "e.g. evidence_recall=0.05, input_tokens=10%");

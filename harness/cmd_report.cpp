@@ -4,12 +4,14 @@
 #include <fmt/ranges.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "harness/commands.hpp"
 #include "reports/pricing.hpp"
 #include "reports/record.hpp"
 #include "reports/report_files.hpp"
+#include "reports/session.hpp"
 #include "reports/summary.hpp"
 
 namespace okfbench::cli {
@@ -23,6 +25,11 @@ struct ReportArgs {
 };
 
 int run_report(const ReportArgs& args) {
+  if (std::filesystem::is_regular_file(args.run_dir)) {  // a session log of `okfbench mcp`
+    reports::SessionSummary summary = reports::summarize_session(reports::read_session_log(args.run_dir));
+    std::fputs(reports::session_markdown(summary, args.run_dir).c_str(), stdout);
+    return 0;
+  }
   auto formats = reports::parse_report_formats(args.formats);
   reports::StoredRun run = reports::read_run_dir(args.run_dir);
   // A stored run keeps the prices it was made with; --pricing re-prices it, and says what changed.
@@ -47,8 +54,9 @@ int run_report(const ReportArgs& args) {
 void add_report_command(CLI::App& app, Action& action) {
   auto args = std::make_shared<ReportArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "report", "Rebuild the reports of a run from its results.jsonl and manifest.json (no trial is re-run)");
-  cmd->add_option("RUN_DIR", args->run_dir, "Output folder of `okfbench run`")->required();
+      "report", "Rebuild the reports of a run from its results.jsonl and manifest.json (no trial is re-run), or summarise an MCP "
+      "session log");
+  cmd->add_option("RUN_DIR", args->run_dir, "Output folder of `okfbench run`, or a session log of `okfbench mcp`")->required();
   cmd->add_option("--format", args->formats, "Comma-separated: md, html, json, csv, junit")->capture_default_str();
   cmd->add_option("--out", args->out_dir, "Folder for the report files (default: RUN_DIR)");
   cmd->add_option("--pricing", args->pricing, "Re-price with this table (default: the prices recorded in manifest.json, then datasets/pricing.yaml or $OKFBENCH_PRICING)");

@@ -23,6 +23,7 @@ void add_tune_command(CLI::App& app, Action& action);
 void add_bundle_commands(CLI::App& app, Action& action);  // validate, browse, open, neighbors, history
 void add_agent_command(CLI::App& app, Action& action);
 void add_mock_server_command(CLI::App& app, Action& action);
+void add_mcp_command(CLI::App& app, Action& action);
 
 void add_all_commands(CLI::App& app, Action& action) {
   add_gen_command(app, action);
@@ -41,6 +42,7 @@ void add_all_commands(CLI::App& app, Action& action) {
   add_bundle_commands(app, action);
   add_agent_command(app, action);
   add_mock_server_command(app, action);
+  add_mcp_command(app, action);
   (void)app;
   (void)action;
 }

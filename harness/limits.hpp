@@ -83,7 +83,7 @@ inline constexpr Int sim_search_k{1, 50};
 inline constexpr Int sim_max_open{0, 50};
 inline constexpr RealRange sim_open_ratio{0, 1};
 
-// mock-server --port (0 = a free port).
+// mock-server and mcp --port (0 = a free port).
 inline constexpr Int port{0, 65535};
 
 // Regression specs: expected scores and their tolerances (every trec_eval

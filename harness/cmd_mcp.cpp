@@ -1,0 +1,127 @@
+// okfbench mcp: serve bundles' tools and concepts to any MCP client over
+// stdio or streamable HTTP on loopback, accounting every call in a session
+// log (mcp/README.md).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "harness/commands.hpp"
+#include "harness/limits.hpp"
+#include "harness/number_option.hpp"
+#include "mcp/http_server.hpp"
+#include "mcp/server.hpp"
+#include "mcp/session_log.hpp"
+#include "mcp/stdio.hpp"
+#include "retrieval/error.hpp"
+
+namespace okfbench::cli {
+namespace {
+
+struct McpArgs {
+  std::vector<std::string> bundles;
+  std::string surface = "grafito";
+  std::string tools;  // comma-separated subset
+  std::string transport = "stdio";
+  int port = 0;
+  std::string session_log;
+  bool allow_write = false;
+  std::size_t max_body_chars = 8000;
+};
+
+mcp::HttpServer* g_http = nullptr;
+
+void on_signal(int) {
+  if (g_http) g_http->interrupt();
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = std::min(text.find(',', start), text.size());
+    if (end > start) out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+// A bundle is named by its folder, as okf:// URIs and the "bundle" argument say it.
+std::string bundle_name(const std::string& path) {
+  std::filesystem::path p = std::filesystem::path(path).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  std::string name = p.filename().string();
+  if (name.empty() || name == "." || name == "..") name = std::filesystem::weakly_canonical(path).filename().string();
+  return name;
+}
+
+int run_mcp(const McpArgs& a) {
+  std::optional<agents::Surface> surface = agents::parse_surface(a.surface);
+  if (!surface) throw UsageError(fmt::format("--surface {}: use grafito or harnessx", a.surface));
+  if (a.transport != "stdio" && a.transport != "http")
+    throw UsageError(fmt::format("--transport {}: use stdio or http", a.transport));
+  std::vector<retrieval::Bundle> bundles;
+  bundles.reserve(a.bundles.size());  // the server keeps their addresses
+  std::vector<mcp::ServedBundle> served;
+  for (const std::string& path : a.bundles) {
+    retrieval::Bundle& b = bundles.emplace_back(retrieval::Bundle::load(path));
+    if (b.concepts().empty())
+      throw InputError(fmt::format("{}: no concepts loaded; run `okfbench validate {}` to see why", path, path));
+    served.push_back({bundle_name(path), &b});
+  }
+  std::unique_ptr<mcp::SessionLog> log;
+  if (!a.session_log.empty()) log = std::make_unique<mcp::SessionLog>(a.session_log);
+  mcp::ServerOptions options;
+  options.surface = *surface;
+  options.tools = split_commas(a.tools);
+  options.allow_write = a.allow_write;
+  options.max_body_chars = a.max_body_chars;
+  mcp::Server server(served, options, log.get());
+  std::string tools = fmt::format("{}", fmt::join(server.tool_names(), ", "));
+  if (a.transport == "stdio") {
+    std::fprintf(stderr, "okfbench mcp: serving %zu bundle(s) on stdio; tools: %s\n", served.size(), tools.c_str());
+    std::ios::sync_with_stdio(false);  // stdin is read a byte at a time through its buffer
+    mcp::serve_stdio(server, std::cin, std::cout);
+    return 0;
+  }
+  mcp::HttpServer http(server);
+  int port = http.start(a.port);
+  std::fprintf(stderr, "okfbench mcp: serving %zu bundle(s) at %s; tools: %s\n", served.size(), http.url().c_str(),
+               tools.c_str());
+  std::printf("%d\n", port);  // for scripts that asked for --port 0
+  std::fflush(stdout);
+  g_http = &http;
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  http.wait();
+  g_http = nullptr;
+  std::fprintf(stderr, "okfbench mcp: stopped\n");
+  return 0;
+}
+
+}  // namespace
+
+void add_mcp_command(CLI::App& app, Action& action) {
+  auto args = std::make_shared<McpArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "mcp", "Serve bundles to MCP clients (stdio or streamable HTTP on 127.0.0.1), accounting every call");
+  cmd->add_option("BUNDLE", args->bundles, "Bundle directories (named by folder)")->required();
+  cmd->add_option("--surface", args->surface, "Tool naming: grafito or harnessx")->capture_default_str();
+  cmd->add_option("--tools", args->tools, "Comma-separated subset of the surface's tools (default: all; remember only with --allow-write)");
+  cmd->add_option("--transport", args->transport, "stdio or http")->capture_default_str();
+  cmd->add_option("--port", args->port, "HTTP port on 127.0.0.1; 0 picks a free one and prints it")
+      ->check(number_in(harness::limits::port))
+      ->capture_default_str();
+  cmd->add_option("--session-log", args->session_log, "Append every call's accounting to this JSONL file (okfbench report reads it)");
+  cmd->add_flag("--allow-write", args->allow_write, "Offer remember, which writes new concepts into the bundle");
+  cmd->add_option("--max-body-chars", args->max_body_chars, "Body budget of open/read_concept")
+      ->check(number_in(harness::limits::max_body_chars))
+      ->capture_default_str();
+  cmd->callback([args, &action] { action = [args] { return run_mcp(*args); }; });
+}
+
+}  // namespace okfbench::cli
