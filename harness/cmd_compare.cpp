@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "harness/commands.hpp"
+#include "harness/data_files.hpp"
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
 #include "reports/compare.hpp"
@@ -74,7 +75,7 @@ int run_compare(const CompareArgs& args) {
   options.bootstrap_resamples = args.permutations;
   auto base = reports::read_run_dir(args.base_dir);
   auto candidate = reports::read_run_dir(args.candidate_dir);
-  auto pricing = args.pricing.empty() ? reports::PricingTable::load_default() : reports::PricingTable::load(args.pricing);
+  auto pricing = args.pricing.empty() ? harness::load_default_pricing() : reports::PricingTable::load(args.pricing);
   warn_about_differences(args, base.manifest, candidate.manifest, pricing);
   reports::Comparison c = reports::compare_runs(base.records, candidate.records, pricing, options);
   std::printf("# okfbench compare\n\nbase: %s (git %s, %s)\ncandidate: %s (git %s, %s)\n\n", args.base_dir.c_str(),
@@ -101,7 +102,7 @@ void add_compare_command(CLI::App& app, Action& action) {
                   "METRIC=AMOUNT or METRIC=AMOUNT%: largest worsening allowed (repeatable), "
                   "e.g. evidence_recall=0.05, input_tokens=10%");
   cmd->add_option("--junit", args->junit, "Also write the threshold checks as JUnit XML to this file");
-  cmd->add_option("--pricing", args->pricing, "Pricing table (default: datasets/pricing.yaml or $OKFBENCH_PRICING)");
+  cmd->add_option("--pricing", args->pricing, "Pricing table (default: share/okfbench/pricing.yaml or $OKFBENCH_PRICING)");
   cmd->add_option("--seed", args->seed, "Seed of the randomization test and the bootstrap")
       ->check(number_in(harness::limits::seed))
       ->capture_default_str();

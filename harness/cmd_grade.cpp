@@ -21,6 +21,7 @@
 
 #include "datasets/questions.hpp"
 #include "harness/commands.hpp"
+#include "harness/data_files.hpp"
 #include "harness/judge.hpp"
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
@@ -264,7 +265,7 @@ int run_grade(const GradeArgs& a) {
     datasets::check_concepts(set, *bundle);
   }
   const std::vector<AnswerLine> lines = read_answers(a.answers, set, a.questions);
-  const auto pricing = a.pricing.empty() ? reports::PricingTable::load_default() : reports::PricingTable::load(a.pricing);
+  const auto pricing = a.pricing.empty() ? harness::load_default_pricing() : reports::PricingTable::load(a.pricing);
   const bool judged = std::any_of(graders.begin(), graders.end(), [](const reports::Grader& g) { return g.name == "judge"; });
   if (judged && !bundle) std::fprintf(stderr, "okfbench grade: no --bundle, so the judge sees no reference text\n");
   Graded g;
@@ -298,7 +299,7 @@ void add_grade_command(CLI::App& app, Action& action) {
       ->capture_default_str()
       ->check(number_in(harness::limits::judge_votes));
   cmd->add_option("--judge-cache", args->judge_cache, "Response cache of judge replies (SQLite)")->capture_default_str();
-  cmd->add_option("--pricing", args->pricing, "Pricing table for the judge's cost (default: datasets/pricing.yaml)");
+  cmd->add_option("--pricing", args->pricing, "Pricing table for the judge's cost (default: share/okfbench/pricing.yaml)");
   cmd->add_flag("--json", args->json, "Print {\"grades\": [...], \"summary\": {...}} instead of Markdown");
   cmd->callback([args, &action] { action = [args] { return run_grade(*args); }; });
 }

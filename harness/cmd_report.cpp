@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "harness/commands.hpp"
+#include "harness/data_files.hpp"
 #include "reports/pricing.hpp"
 #include "reports/record.hpp"
 #include "reports/report_files.hpp"
@@ -21,7 +22,7 @@ struct ReportArgs {
   std::string run_dir;
   std::string formats = "md,html,json,csv,junit";
   std::string out_dir;  // default: the run directory
-  std::string pricing;  // default: datasets/pricing.yaml
+  std::string pricing;  // default: share/okfbench/pricing.yaml
 };
 
 int run_report(const ReportArgs& args) {
@@ -33,7 +34,7 @@ int run_report(const ReportArgs& args) {
   auto formats = reports::parse_report_formats(args.formats);
   reports::StoredRun run = reports::read_run_dir(args.run_dir);
   // A stored run keeps the prices it was made with; --pricing re-prices it, and says what changed.
-  reports::PricingTable pricing = reports::with_recorded_prices(reports::PricingTable::load_default(), run.manifest.prices);
+  reports::PricingTable pricing = reports::with_recorded_prices(harness::load_default_pricing(), run.manifest.prices);
   if (!args.pricing.empty()) {
     pricing = reports::PricingTable::load(args.pricing);
     const auto repriced = reports::repriced_models(pricing, run.manifest.prices);
@@ -59,7 +60,7 @@ void add_report_command(CLI::App& app, Action& action) {
   cmd->add_option("RUN_DIR", args->run_dir, "Output folder of `okfbench run`, or a session log of `okfbench mcp`")->required();
   cmd->add_option("--format", args->formats, "Comma-separated: md, html, json, csv, junit")->capture_default_str();
   cmd->add_option("--out", args->out_dir, "Folder for the report files (default: RUN_DIR)");
-  cmd->add_option("--pricing", args->pricing, "Re-price with this table (default: the prices recorded in manifest.json, then datasets/pricing.yaml or $OKFBENCH_PRICING)");
+  cmd->add_option("--pricing", args->pricing, "Re-price with this table (default: the prices recorded in manifest.json, then share/okfbench/pricing.yaml or $OKFBENCH_PRICING)");
   cmd->callback([args, &action] { action = [args] { return run_report(*args); }; });
 }
 

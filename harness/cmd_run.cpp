@@ -1,11 +1,17 @@
-// okfbench run: run an experiment spec (default: datasets/experiments/default.yaml).
+// okfbench run: run an experiment spec (default: experiments/default.yaml of the data folder, retrieval/data_home.hpp).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <optional>
 
+#include "harness/auto_shard.hpp"
 #include "harness/commands.hpp"
+#include "harness/data_files.hpp"
+#include "harness/limits.hpp"
+#include "harness/number_option.hpp"
 #include "harness/runner.hpp"
 #include "harness/spec.hpp"
 #include "retrieval/error.hpp"
@@ -19,6 +25,7 @@ struct RunArgs {
   std::vector<std::string> overrides;
   bool dry_run = false;
   std::string shard;
+  std::optional<std::size_t> shards;
   std::string progress = "auto";
   bool allow_unpriced = false;
   bool retry_failed = false;
@@ -67,13 +74,18 @@ void print_dry_run(const harness::RunResult& result) {
 
 int run(const RunArgs& args) {
   const std::string spec_path =
-      args.spec.empty() ? std::string(OKFBENCH_SOURCE_DIR) + "/datasets/experiments/default.yaml" : args.spec;
+      args.spec.empty() ? harness::default_experiment().string() : args.spec;
   const harness::ExperimentSpec spec = harness::load_spec(spec_path, args.overrides);
   harness::RunOptions options;
   options.out_dir = args.out;
   options.mode = args.dry_run ? harness::Mode::dry_run : harness::Mode::run;
   options.progress = parse_progress(args.progress);
-  if (!args.shard.empty()) options.shard = harness::parse_shard(args.shard);
+  if (args.shards && args.shard != "auto") throw UsageError("--shards N goes with --shard auto (a Kubernetes Indexed Job)");
+  if (args.shard == "auto") {
+    options.shard = harness::shard_from_environment([](const char* name) { return std::getenv(name); }, args.shards);
+  } else if (!args.shard.empty()) {
+    options.shard = harness::parse_shard(args.shard);
+  }
   options.allow_unpriced = args.allow_unpriced;
   options.retry_failed = args.retry_failed;
   options.cache_db = args.cache_db;
@@ -108,12 +120,16 @@ int run(const RunArgs& args) {
 void add_run_command(CLI::App& app, Action& action) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* cmd = app.add_subcommand("run", "Run an experiment spec: context() against the agent loop over bundles and questions");
-  cmd->add_option("spec", args->spec, "Experiment spec YAML (default: datasets/experiments/default.yaml)");
+  cmd->add_option("spec", args->spec, "Experiment spec YAML (default: experiments/default.yaml in share/okfbench beside the program)");
   cmd->add_option("--out", args->out, "Output folder; run again with the same folder to resume (default: okfbench-out/<UTC time>)");
   cmd->add_option("--set", args->overrides, "Override a spec value: KEY=VALUE, e.g. paths.context.budget_tokens=500")
       ->allow_extra_args(false);
   cmd->add_flag("--dry-run", args->dry_run, "List the trials and the estimated input tokens; run nothing");
-  cmd->add_option("--shard", args->shard, "Run only slice K of N (K/N), e.g. 1/4");
+  cmd->add_option("--shard", args->shard,
+                  "Run only slice K of N (K/N), e.g. 1/4; auto takes it from a Slurm job array or, with --shards N, "
+                  "a Kubernetes Indexed Job");
+  cmd->add_option("--shards", args->shards, "With --shard auto: N, the Indexed Job's completions")
+      ->check(number_in(IntegerRange<std::size_t>{1, harness::limits::planned_trials}));
   cmd->add_option("--progress", args->progress, "auto (a bar on a terminal, lines otherwise), bar, lines or quiet");
   cmd->add_flag("--allow-unpriced", args->allow_unpriced,
                 "Run with a cost cap although a provider model has no price (its spend is not counted)");

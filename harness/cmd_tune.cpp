@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "harness/commands.hpp"
+#include "harness/data_files.hpp"
 #include "harness/runner.hpp"
 #include "harness/spec.hpp"
 #include "reports/pricing.hpp"
@@ -31,7 +32,7 @@ int run_tune(const TuneArgs& args) {
   const reports::TuneTarget target = reports::parse_tune_target(args.target);
   const harness::ExperimentSpec spec = harness::load_spec(args.spec, args.overrides);
   const auto pricing =
-      args.pricing.empty() ? reports::PricingTable::load_default() : reports::PricingTable::load(args.pricing);
+      args.pricing.empty() ? harness::load_default_pricing() : reports::PricingTable::load(args.pricing);
   harness::RunOptions options;
   // Keyed by the spec hash, so tuning the same sweep again reuses every stored trial.
   options.out_dir = args.out;
@@ -64,7 +65,7 @@ void add_tune_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_option("--out", args->out, "Sweep folder (default: okfbench-out/tune-<spec hash>, reused when it exists)");
   cmd->add_option("--set", args->overrides, "Override a spec value: KEY=VALUE, e.g. paths.context.budget_tokens=[500,1000]");
-  cmd->add_option("--pricing", args->pricing, "Pricing table (default: datasets/pricing.yaml or $OKFBENCH_PRICING)");
+  cmd->add_option("--pricing", args->pricing, "Pricing table (default: share/okfbench/pricing.yaml or $OKFBENCH_PRICING)");
   cmd->add_flag("--quiet", args->quiet, "No progress output while the sweep runs");
   cmd->callback([args, &action] { action = [args] { return run_tune(*args); }; });
 }

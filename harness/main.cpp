@@ -2,13 +2,18 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <string>
 
+#include "harness/build_info.hpp"
 #include "harness/commands.hpp"
 #include "retrieval/error.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"okfbench: measure agentic retrieval against one-shot context packs over OKF bundles"};
   app.require_subcommand(0, 1);
+  const std::string version = std::string("okfbench ") + std::string(okfbench::harness::build_version()) + " (commit " +
+                              std::string(okfbench::harness::build_git_sha()) + ")";
+  app.set_version_flag("--version", version, "Print the version and the commit built, then exit");
   okfbench::cli::Action action;
   okfbench::cli::add_all_commands(app, action);
   try {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "harness/file_lock.hpp"
+#include "harness/data_files.hpp"
 #include "harness/runner.hpp"
 #include "harness/store.hpp"
 #include "reports/pricing.hpp"
@@ -86,7 +87,7 @@ MergeResult merge_runs(const std::vector<fs::path>& shards, const fs::path& out)
   const std::vector<reports::TrialRecord> records = store.records();
   result.total = records.size();
   const reports::RunManifest manifest = reports::read_manifest(out / "manifest.json");
-  const auto pricing = reports::with_recorded_prices(reports::PricingTable::load_default(), manifest.prices);
+  const auto pricing = reports::with_recorded_prices(harness::load_default_pricing(), manifest.prices);
   result.headline = write_run_reports(manifest, records, pricing, out);
   return result;
 }

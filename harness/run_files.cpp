@@ -5,12 +5,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "agents/provider_models.hpp"
+#include "harness/build_info.hpp"
 #include "harness/run_common.hpp"
 #include "harness/trial.hpp"
 #include "reports/report_files.hpp"
@@ -27,17 +27,6 @@ namespace okfbench::harness {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string command_output(const std::string& command) {
-  std::string out;
-  if (std::FILE* pipe = ::popen(command.c_str(), "r")) {
-    char buffer[256];
-    while (std::fgets(buffer, sizeof buffer, pipe)) out += buffer;
-    ::pclose(pipe);
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out;
-}
 
 // ---------------------------------------------------------------- inputs
 std::string file_sha256(const fs::path& path) {
@@ -108,10 +97,9 @@ reports::RunManifest make_manifest(const ExperimentSpec& spec, const reports::Pr
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
   m.host = host;
-  m.git_sha = command_output(fmt::format("git -C '{}' rev-parse HEAD 2>/dev/null", OKFBENCH_SOURCE_DIR));
-  if (m.git_sha.empty()) m.git_sha = "unknown";
+  m.git_sha = build_git_sha();
   m.build_type = OKFBENCH_BUILD_TYPE;
-  m.okfbench_version = "0.1.0";
+  m.okfbench_version = build_version();
   m.spec_path = spec.file.string();
   m.spec_hash = spec.hash;
   for (const auto& model : spec.models) {

@@ -5,13 +5,14 @@
 
 #include <string>
 
+#include "harness/data_files.hpp"
 #include "harness/run_common.hpp"
 #include "retrieval/error.hpp"
 
 namespace okfbench::harness {
 
 reports::PricingTable run_pricing(const ExperimentSpec& spec) {
-  reports::PricingTable pricing = reports::PricingTable::load_default();
+  reports::PricingTable pricing = load_default_pricing();
   for (const auto& m : spec.models) {
     if (m.price) {
       pricing.set_price(m.label, *m.price);

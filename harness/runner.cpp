@@ -11,6 +11,7 @@
 #include <optional>
 #include <thread>
 
+#include "harness/data_files.hpp"
 #include "harness/file_lock.hpp"
 #include "harness/judge.hpp"
 #include "harness/pacer.hpp"
@@ -157,7 +158,7 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
     return result;
   }
   const reports::RunManifest manifest = open_manifest(
-      make_manifest(spec, pricing, input_hashes(bundles, reports::PricingTable::default_path())), result.out_dir, pricing);
+      make_manifest(spec, pricing, input_hashes(bundles, default_pricing_path())), result.out_dir, pricing);
   pricing = reports::with_recorded_prices(std::move(pricing), manifest.prices);
   result.setup_seconds = std::chrono::duration<double>(Clock::now() - start).count();
 

@@ -151,8 +151,8 @@ class SpecReader {
     });
   }
 
-  // ${VAR} expands from the environment; OKFBENCH_DATA falls back to the
-  // reference data beside the source tree, as the tests do.
+  // ${VAR} expands from the environment; an unset variable is an error, so a
+  // spec never silently reads data from a place the user did not name.
   fs::path path_value(const YAML::Node& node, const std::string& key, const fs::path& base) const {
     std::string text = scalar<std::string>(node, key, "a path");
     std::string out;
@@ -167,8 +167,6 @@ class SpecReader {
       const char* value = std::getenv(var.c_str());
       if (value && *value) {
         out += value;
-      } else if (var == "OKFBENCH_DATA") {
-        out += std::string(OKFBENCH_SOURCE_DIR) + "/../shared/data";
       } else {
         fail(node, key, fmt::format("environment variable {} is not set", var));
       }

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdlib>
 
 #include "retrieval/error.hpp"
 #include "retrieval/numbers.hpp"
@@ -106,13 +105,6 @@ PricingTable PricingTable::load(const std::filesystem::path& path) {
   }
   return table;
 }
-
-std::filesystem::path PricingTable::default_path() {
-  if (const char* env = std::getenv("OKFBENCH_PRICING"); env && *env) return env;
-  return std::filesystem::path(OKFBENCH_SOURCE_DIR) / "datasets" / "pricing.yaml";
-}
-
-PricingTable PricingTable::load_default() { return load(default_path()); }
 
 void PricingTable::set_price(const std::string& model, const ModelPrice& price) {
   for (auto& entry : exact_) {

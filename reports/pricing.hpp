@@ -42,11 +42,6 @@ class PricingTable {
   // Reads datasets/pricing.yaml (or any file in its format). Throws InputError
   // naming the file, line and field of a bad entry.
   static PricingTable load(const std::filesystem::path& path);
-  // The table shipped with okfbench: $OKFBENCH_PRICING if set, else
-  // <source tree>/datasets/pricing.yaml.
-  static PricingTable load_default();
-  // The file load_default() reads.
-  static std::filesystem::path default_path();
 
   // Prices the model named exactly `model` with `price` (rule 1 above),
   // replacing an earlier set_price of the same name.

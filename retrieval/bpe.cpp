@@ -17,6 +17,7 @@
 #include <queue>
 #include <sstream>
 
+#include "retrieval/data_home.hpp"
 #include "retrieval/digest.hpp"
 #include "retrieval/error.hpp"
 
@@ -489,7 +490,7 @@ std::string read_whole_file(const std::filesystem::path& path, const std::string
   if (!in) {
     throw InputError("cannot read the " + name + " vocabulary " + path.string() +
                      ": set OKFBENCH_TOKENIZERS to the folder holding " + name +
-                     ".tiktoken (the source tree has it in datasets/tokenizers)");
+                     ".tiktoken (an install has it in share/okfbench/tokenizers)");
   }
   std::ostringstream buffer;
   buffer << in.rdbuf();
@@ -710,7 +711,7 @@ const std::vector<EncodingSpec>& encoding_specs() {
 
 std::filesystem::path tokenizer_dir() {
   if (const char* env = std::getenv("OKFBENCH_TOKENIZERS"); env && *env) return env;
-  return std::filesystem::path(OKFBENCH_SOURCE_DIR) / "datasets" / "tokenizers";
+  return data_home() / "tokenizers";
 }
 
 BpeEncoding::BpeEncoding(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

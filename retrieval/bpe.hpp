@@ -52,7 +52,7 @@ struct EncodingSpec {
 const std::vector<EncodingSpec>& encoding_specs();
 
 // Folder the .tiktoken files are read from: $OKFBENCH_TOKENIZERS when set,
-// else <source dir>/datasets/tokenizers.
+// else data_home()/tokenizers (retrieval/data_home.hpp).
 std::filesystem::path tokenizer_dir();
 
 class BpeEncoding {

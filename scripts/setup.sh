@@ -11,6 +11,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   # scripts/fuzz.sh: clang, libFuzzer's runtime, llvm-symbolizer for sanitizer stack traces
   clang libclang-rt-14-dev llvm
+  # tests/install: an installed okfbench opens no file of the source or build tree
+  strace
 )
 # The HTML report's chart libraries come from npm at build time, and its test
 # renders the report in headless Chromium. Checked by command, not package:

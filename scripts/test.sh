@@ -2,7 +2,7 @@
 # Set up, configure, build (-j2) and run every test.
 #   scripts/test.sh              Release build in build/, warnings as errors under CI=true
 #   scripts/test.sh --sanitize   the same suite under address,undefined sanitizers (build-sanitize/)
-# Then (not with --sanitize) each libFuzzer target runs for OKFBENCH_FUZZ_SECONDS seconds
+# Then (not with --sanitize) scripts/check-deb.sh builds and checks the Debian package, and each libFuzzer target runs for OKFBENCH_FUZZ_SECONDS seconds
 # (default 3; 0 skips) through scripts/fuzz.sh, which builds them with clang in build-fuzz/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,6 +32,10 @@ if [[ -d "$OKFBENCH_DATA" || -n "$data_given" ]]; then
   scripts/regress.sh --verify --build "$build"
 else
   echo "test.sh: [SKIP] regression specs: no reference data at $OKFBENCH_DATA (set OKFBENCH_DATA to run them)" >&2
+fi
+# The Debian package: contents, dependencies, and a run unpacked in a scratch root.
+if [[ -z "$sanitize" ]]; then
+  scripts/check-deb.sh --build "$build"
 fi
 fuzz_seconds="${OKFBENCH_FUZZ_SECONDS:-3}"
 if [[ -z "$sanitize" && "$fuzz_seconds" != "0" ]]; then

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agents/mock_server.hpp"
+#include "harness/data_files.hpp"
 #include "harness/runner.hpp"
 #include "harness/spec.hpp"
 #include "reports/judge.hpp"
@@ -213,7 +214,7 @@ TEST(Judge, ARunGradesEveryTrialAndKeepsTheJudgesSpendApart) {
   std::map<std::string, reports::TrialRecord> judged_records;  // by trial key: trials finish in any order
   for (auto& r : reports::read_results_jsonl(dir / "judged" / "results.jsonl")) judged_records[r.trial_key] = r;
   ASSERT_EQ(plain_records.size(), judged_records.size());
-  const auto pricing = reports::PricingTable::load_default();
+  const auto pricing = harness::load_default_pricing();
   for (const auto& p : plain_records) {
     ASSERT_TRUE(judged_records.count(p.trial_key)) << p.trial_key;
     const auto& j = judged_records.at(p.trial_key);

@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "agents/mock_server.hpp"
+#include "harness/data_files.hpp"
 #include "harness/file_lock.hpp"
 #include "harness/spec.hpp"
 #include "harness/store.hpp"
@@ -429,7 +430,7 @@ TEST(Runner, AnUnpricedProviderModelUnderACapDoesNotStart) {
 TEST(Runner, AJudgesSpendCountsTowardsTheCap) {
   const fs::path dir = test::fresh_dir("runner-judge-spend");
   const RunResult run = run_experiment(load_spec(write_spec(dir, 20, 2, "judge: {model: sim}\n")), quiet(dir / "out"));
-  const auto pricing = reports::PricingTable::load_default();
+  const auto pricing = harness::load_default_pricing();
   double trials = 0, judges = 0;
   for (const auto& r : reports::read_run_dir(dir / "out").records) {
     trials += reports::trial_cost(r, pricing).dollars.value_or(0);
