@@ -66,14 +66,14 @@ class Loop {
       Message message = std::move(response.message);
       message.role = Role::assistant;
       if (message.tool_calls.empty()) {
-        run_.turns.push_back(TurnRecord{turn, response.usage, 0, 0});
+        run_.turns.push_back(AgentTurn{turn, response.usage, 0, 0});
         run_.answer = message.content;
         run_.messages.push_back(std::move(message));
         run_.stop = AgentStop::answered;
         return std::move(run_);
       }
       std::size_t dropped = drop_extra_calls(message);
-      run_.turns.push_back(TurnRecord{turn, response.usage, message.tool_calls.size(), dropped});
+      run_.turns.push_back(AgentTurn{turn, response.usage, message.tool_calls.size(), dropped});
       for (std::size_t i = 0; i < message.tool_calls.size(); ++i)
         if (message.tool_calls[i].id.empty()) message.tool_calls[i].id = fmt::format("call_{}_{}", turn, i + 1);
       run_.messages.push_back(message);
@@ -125,7 +125,7 @@ class Loop {
 
   void execute(int turn, const ToolCall& call) {
     ToolResult result = call_tool(call);
-    ToolCallRecord record{turn, call.name, call.arguments, result.content.size(), result.error,
+    AgentToolCall record{turn, call.name, call.arguments, result.content.size(), result.error,
                           !seen_.insert(canonical_call(call)).second};
     if (options_.on_tool_call) options_.on_tool_call(record, result.content);
     run_.tool_calls.push_back(std::move(record));
@@ -156,27 +156,19 @@ RunSummary summary(const AgentRun& run) {
   RunSummary s;
   s.turns = run.turns.size();
   s.tool_calls = run.tool_calls.size();
-  for (const ToolCallRecord& call : run.tool_calls) {
+  for (const AgentToolCall& call : run.tool_calls) {
     s.errors += call.error.empty() ? 0 : 1;
     s.repeated_calls += call.repeated ? 1 : 0;
     s.result_bytes += call.result_bytes;
     s.bytes_by_tool[call.name] += call.result_bytes;
     s.calls_by_tool[call.name] += 1;
   }
-  std::optional<std::int64_t> previous = 0;
-  std::optional<std::int64_t> total = 0, largest = 0;
   for (std::size_t i = 0; i < run.turns.size(); ++i) {
     const Usage& u = run.turns[i].usage;
     s.dropped_tool_calls += run.turns[i].dropped_tool_calls;
     s.usage = i == 0 ? u : add(s.usage, u);
     s.input_per_turn.push_back(u.input_tokens);
-    s.new_input_per_turn.push_back(u.input_tokens && previous ? std::optional(saturating_add(*u.input_tokens, -*previous))
-                                                              : std::nullopt);
-    previous = u.input_tokens;
-    total = u.input_tokens && total ? std::optional(saturating_add(*total, *u.input_tokens)) : std::nullopt;
-    largest = u.input_tokens && largest ? std::optional(std::max(*largest, *u.input_tokens)) : std::nullopt;
   }
-  if (total && largest) s.resent_input_tokens = saturating_add(*total, -*largest);
   if (run.schema_tokens_per_call)
     s.schema_tokens = saturating_mul(*run.schema_tokens_per_call, static_cast<std::int64_t>(run.turns.size()));
   return s;

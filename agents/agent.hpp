@@ -11,7 +11,7 @@
 // (their results are recorded) but the model never sees them.
 //
 // Limits: at most max_tool_calls_per_turn (64) calls of one reply run; the
-// rest are dropped from the conversation, counted in TurnRecord, and a note
+// rest are dropped from the conversation, counted in AgentTurn, and a note
 // appended to the last result of the turn tells the model. A tool that throws becomes an
 // {"error": ...} result, and a model call that throws ends the run with
 // stop = model_error, so the accounting of the turns before is never lost.
@@ -32,22 +32,25 @@
 
 namespace okfbench::agents {
 
-struct ToolCallRecord {
+// What the loop logs per call and per turn. These are the loop's own log; the
+// trial record (reports/record.hpp TrialRecord, TurnRecord, ToolCallRecord)
+// is the one trial model, filled from them in one place by the harness.
+struct AgentToolCall {
   int turn = 0;                // 1-based model call that asked for it
   std::string name;
   std::string arguments;       // as the model wrote them
   std::size_t result_bytes = 0;  // bytes of the result sent back to the model
   std::string error;           // "" when the call succeeded
   bool repeated = false;       // same tool and same arguments (as JSON) as an earlier call in this run
-  bool operator==(const ToolCallRecord&) const = default;
+  bool operator==(const AgentToolCall&) const = default;
 };
 
-struct TurnRecord {
+struct AgentTurn {
   int turn = 0;
   Usage usage;  // as the model reported it for this call (unknown stays unknown)
   std::size_t tool_calls = 0;          // calls run
   std::size_t dropped_tool_calls = 0;  // calls asked for beyond max_tool_calls_per_turn, not run
-  bool operator==(const TurnRecord&) const = default;
+  bool operator==(const AgentTurn&) const = default;
 };
 
 enum class AgentStop { answered, max_turns, model_error };
@@ -67,7 +70,7 @@ struct AgentOptions {
   // Counts schema tokens (the tool definitions as OpenAI JSON); nullptr leaves them unknown.
   const retrieval::TokenCounter* counter = nullptr;
   // Called after each tool call runs, with its result (for --verbose output).
-  std::function<void(const ToolCallRecord&, std::string_view result)> on_tool_call;
+  std::function<void(const AgentToolCall&, std::string_view result)> on_tool_call;
 };
 
 struct AgentRun {
@@ -75,8 +78,8 @@ struct AgentRun {
   AgentStop stop = AgentStop::answered;
   std::string error;           // the model failure when stop == model_error
   Failure failure = Failure::permanent;  // whether that failure may pass (stop == model_error only)
-  std::vector<TurnRecord> turns;
-  std::vector<ToolCallRecord> tool_calls;
+  std::vector<AgentTurn> turns;
+  std::vector<AgentToolCall> tool_calls;
   std::vector<Message> messages;  // the whole conversation, to pass back as history
   std::vector<ToolSpec> tools;    // what was offered
   std::optional<std::int64_t> schema_tokens_per_call;  // tokens of `tools`; nullopt without a counter
@@ -96,12 +99,9 @@ struct RunSummary {
   std::size_t result_bytes = 0;    // all tool output added to the conversation
   std::map<std::string, std::size_t> bytes_by_tool;
   std::map<std::string, std::size_t> calls_by_tool;
+  // New and re-sent input per turn are trial metrics (reports/trial_metrics.hpp),
+  // defined once there over the trial record the harness makes of a run.
   std::vector<std::optional<std::int64_t>> input_per_turn;
-  // Input growth per turn: input[t] - input[t-1] (input[0] for the first turn).
-  std::vector<std::optional<std::int64_t>> new_input_per_turn;
-  // The seed's definition: sum of per-turn input minus the largest turn,
-  // i.e. what was billed again because the API is stateless.
-  std::optional<std::int64_t> resent_input_tokens;
   // Tool definitions are re-sent every call: schema_tokens_per_call x turns.
   std::optional<std::int64_t> schema_tokens;
   Usage usage;  // totals over turns

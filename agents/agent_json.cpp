@@ -20,13 +20,13 @@ void to_json(nlohmann::json& out, const Usage& u) {
          {"output_tokens", count(u.output_tokens)}};
 }
 
-void to_json(nlohmann::json& out, const ToolCallRecord& c) {
+void to_json(nlohmann::json& out, const AgentToolCall& c) {
   out = {{"turn", c.turn},           {"name", c.name},   {"arguments", c.arguments},
          {"result_bytes", c.result_bytes}, {"error", c.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.error)},
          {"repeated", c.repeated}};
 }
 
-void to_json(nlohmann::json& out, const TurnRecord& t) {
+void to_json(nlohmann::json& out, const AgentTurn& t) {
   out = nlohmann::json(t.usage);
   out["turn"] = t.turn;
   out["tool_calls"] = t.tool_calls;
@@ -43,8 +43,6 @@ void to_json(nlohmann::json& out, const RunSummary& s) {
          {"bytes_by_tool", s.bytes_by_tool},
          {"calls_by_tool", s.calls_by_tool},
          {"input_per_turn", counts(s.input_per_turn)},
-         {"new_input_per_turn", counts(s.new_input_per_turn)},
-         {"resent_input_tokens", count(s.resent_input_tokens)},
          {"schema_tokens", count(s.schema_tokens)},
          {"usage", nlohmann::json(s.usage)}};
 }

@@ -8,8 +8,8 @@
 namespace okfbench::agents {
 
 void to_json(nlohmann::json& out, const Usage& usage);
-void to_json(nlohmann::json& out, const ToolCallRecord& call);
-void to_json(nlohmann::json& out, const TurnRecord& turn);
+void to_json(nlohmann::json& out, const AgentToolCall& call);
+void to_json(nlohmann::json& out, const AgentTurn& turn);
 void to_json(nlohmann::json& out, const RunSummary& summary);
 // answer, stop, error, turns, tool_calls, schema_tokens_per_call and summary
 // (the conversation itself is left out: it can be large).

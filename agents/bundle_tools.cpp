@@ -448,7 +448,7 @@ std::string BundleTools::default_system_prompt() const {
 
 std::vector<std::string> opened_concepts(const AgentRun& run, const retrieval::Bundle& bundle) {
   std::vector<std::string> out;
-  for (const ToolCallRecord& call : run.tool_calls) {
+  for (const AgentToolCall& call : run.tool_calls) {
     if (!call.error.empty() || (call.name != "open" && call.name != "read_concept")) continue;
     json args = json::parse(call.arguments, nullptr, false);
     if (!args.is_object()) continue;

@@ -14,6 +14,8 @@
 #include "harness/commands.hpp"
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
+#include "harness/trial_model.hpp"
+#include "reports/trial_metrics.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/json_text.hpp"
 #include "retrieval/tokens.hpp"
@@ -86,7 +88,23 @@ std::string listing(const json& items, const char* id_key, std::size_t show) {
 }
 
 // One line that says what a tool call returned, as in the seed's worked example.
-std::string describe(const agents::ToolCallRecord& call, const std::string& result) {
+// New input per turn and re-sent input, as every report defines them
+// (reports/trial_metrics.hpp) over the trial record of this run.
+void add_input_split(json& summary, const agents::AgentRun& run) {
+  reports::TrialRecord record;
+  record.config.kind = reports::PathKind::agent;
+  record.turns = harness::record_turns(run);
+  json fresh = json::array();
+  for (std::size_t i = 0; i < record.turns.size(); ++i) {
+    const auto value = reports::turn_new_input(record, i);
+    fresh.push_back(value ? json(*value) : json(nullptr));
+  }
+  summary["new_input_per_turn"] = fresh;
+  const auto resent = reports::resent_tokens(record);
+  summary["resent_input_tokens"] = resent ? json(static_cast<std::int64_t>(*resent)) : json(nullptr);
+}
+
+std::string describe(const agents::AgentToolCall& call, const std::string& result) {
   if (!call.error.empty()) return "error: " + call.error;
   json r = json::parse(result, nullptr, false);
   const std::string& n = call.name;
@@ -144,7 +162,7 @@ int run_agent_command(const AgentArgs& a) {
   options.max_turns = a.max_turns;
   options.counter = counter.get();
   options.breakpoints = agents::breakpoints_for(cache);
-  options.on_tool_call = [&](const agents::ToolCallRecord& call, std::string_view result) {
+  options.on_tool_call = [&](const agents::AgentToolCall& call, std::string_view result) {
     if (!show_calls) return;
     std::fprintf(log, "  -> %s(%s)\n     %s\n", call.name.c_str(), show_arguments(call.arguments).c_str(),
                  describe(call, std::string(result)).c_str());
@@ -152,7 +170,7 @@ int run_agent_command(const AgentArgs& a) {
   };
   agents::AgentRun run = agents::run_agent(*model, tools, a.question, options);
   if (a.verbose) {
-    for (const agents::TurnRecord& t : run.turns)
+    for (const agents::AgentTurn& t : run.turns)
       std::fprintf(log, "  turn %d: %s in, %s cached, %s written, %s out\n", t.turn,
                    t.usage.input_tokens ? std::to_string(*t.usage.input_tokens).c_str() : "?",
                    t.usage.cached_input_tokens ? std::to_string(*t.usage.cached_input_tokens).c_str() : "?",
@@ -167,6 +185,7 @@ int run_agent_command(const AgentArgs& a) {
     out["tools"] = json::array();
     for (const agents::ToolSpec& s : run.tools) out["tools"].push_back(s.name);
     out["opened"] = agents::opened_concepts(run, bundle);
+    add_input_split(out["summary"], run);
     std::printf("%s\n", json_text(out, 2).c_str());
   } else {
     std::printf("  %s\n\n", agents::summary_line(run).c_str());

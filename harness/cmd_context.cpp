@@ -18,7 +18,7 @@
 
 namespace okfbench::retrieval {
 
-void to_json(nlohmann::json& j, const PackedConcept& c) {
+void to_json(nlohmann::json& j, const PackEntry& c) {
   j = {{"id", c.id}, {"reason", to_string(c.reason)}, {"score", c.score}, {"tokens", c.tokens},
        {"truncated", c.truncated}};
   if (c.reason == PackReason::via) {

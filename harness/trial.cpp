@@ -13,7 +13,9 @@
 #include "agents/decorators.hpp"
 #include "agents/sim_model.hpp"
 #include "harness/judge.hpp"
+#include "harness/trial_model.hpp"
 #include "reports/measures.hpp"
+#include "reports/trial_metrics.hpp"
 #include "retrieval/context.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/tokens.hpp"
@@ -123,19 +125,11 @@ std::vector<std::string> cited_ids(const std::string& answer, const retrieval::B
   return reports::cited_ids(answer, [&](const std::string& id) { return bundle.find(id) != nullptr; });
 }
 
-reports::TurnRecord turn_from_usage(const agents::Usage& usage) {
-  reports::TurnRecord t;
-  t.input_tokens = usage.input_tokens;
-  t.cached_tokens = usage.cached_input_tokens;
-  t.cache_write_tokens = usage.cache_write_tokens;
-  t.output_tokens = usage.output_tokens;
-  return t;
-}
-
-void add_evidence(reports::TrialRecord& r, const datasets::Question& q, const std::vector<std::string>& reached,
-                  const retrieval::Bundle& bundle) {
+// Evidence recall over the concepts that reached the model
+// (reports::reached_ids), and the answer's citations.
+void add_evidence(reports::TrialRecord& r, const datasets::Question& q, const retrieval::Bundle& bundle) {
   const reports::Judgments judged(q.relevant.begin(), q.relevant.end());
-  r.evidence_recall = reports::evidence_recall(judged, reached);
+  r.evidence_recall = reports::trial_evidence_recall(r, judged);
   r.citations = cited_ids(r.answer, bundle);
   const auto scores = reports::citation_scores(judged, r.citations);
   if (scores.precision) r.measures.push_back({"citation_precision", *scores.precision});
@@ -153,11 +147,8 @@ void run_context_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets:
   const auto start = Clock::now();
   const retrieval::ContextPack pack = retrieval::pack_context(*b.bundle, *b.index, q.text, options);
   retrieval_ms = ms_since(start);
-  std::vector<std::string> packed_ids;
+  r.packed = record_pack(pack);
   for (const auto& c : pack.concepts) {
-    packed_ids.push_back(c.id);
-    const std::string reason = c.reason == retrieval::PackReason::seed ? "seed" : fmt::format("via {} from {}", c.relation, c.from);
-    r.packed.push_back({c.id, static_cast<std::int64_t>(c.tokens), reason});
     if (c.reason == retrieval::PackReason::seed) r.retrieved_ids.push_back(c.id);
   }
   r.context_tokens = static_cast<std::int64_t>(pack.tokens);
@@ -169,11 +160,10 @@ void run_context_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets:
   if (settings.max_output_tokens) request.max_tokens = *settings.max_output_tokens;
   request.temperature = settings.temperature;
   const agents::ChatResponse response = model.chat(request);
-  reports::TurnRecord turn = turn_from_usage(response.usage);
-  turn.new_input_tokens = turn.input_tokens;  // the first call sends everything for the first time
-  r.turns.push_back(turn);
+  r.turns.push_back(record_turn(response.usage));
+  fill_new_input(r.turns);
   r.answer = response.message.content;
-  add_evidence(r, q, packed_ids, *b.bundle);
+  add_evidence(r, q, *b.bundle);
 }
 
 void run_agent_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets::Question& q, agents::ChatModel& model,
@@ -186,17 +176,7 @@ void run_agent_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets::Q
   if (settings.temperature) options.temperature = settings.temperature;
   const agents::AgentRun run = agents::run_agent(model, tools, q.text, options);
   retrieval_ms = tools.ms();
-  const agents::RunSummary summary = agents::summary(run);
-  for (std::size_t i = 0; i < run.turns.size(); ++i) {
-    reports::TurnRecord turn = turn_from_usage(run.turns[i].usage);
-    if (i < summary.new_input_per_turn.size()) turn.new_input_tokens = summary.new_input_per_turn[i];
-    turn.dropped_tool_calls = static_cast<std::int64_t>(run.turns[i].dropped_tool_calls);
-    for (const auto& call : run.tool_calls) {
-      if (call.turn != run.turns[i].turn) continue;
-      turn.tool_calls.push_back({call.name, call.arguments, static_cast<std::int64_t>(call.result_bytes), call.error, call.repeated});
-    }
-    r.turns.push_back(std::move(turn));
-  }
+  r.turns = record_turns(run);
   r.retrieved_ids = tools.retrieved();
   r.opened_ids = agents::opened_concepts(run, *b.bundle);
   r.answer = run.answer;
@@ -204,7 +184,7 @@ void run_agent_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets::Q
     r.error = "model error: " + run.error;
     r.error_class = agents::to_string(run.failure);
   }
-  add_evidence(r, q, r.opened_ids, *b.bundle);
+  add_evidence(r, q, *b.bundle);
 }
 
 // Grades a finished trial with the run's graders; the judge reads the

@@ -208,7 +208,7 @@ namespace {
 enum class Sign { plain, explicit_sign };
 
 bool is_token_or_byte_count(const std::string& metric) {
-  return metric == "input_tokens" || metric == "resent_tokens" || metric == "cached_tokens" ||
+  return metric == "input_tokens" || metric == "new_input_tokens" || metric == "resent_tokens" || metric == "cached_tokens" ||
          metric == "output_tokens" || metric == "tool_bytes";
 }
 

@@ -12,84 +12,6 @@
 
 namespace okfbench::reports {
 
-namespace {
-
-using Tokens = std::optional<double>;
-
-// Sum of turn inputs; nullopt when any turn's input is unknown.
-Tokens input_tokens_of(const TrialRecord& r) {
-  if (r.turns.empty()) {
-    if (r.context_tokens) return static_cast<double>(*r.context_tokens);
-    return std::nullopt;
-  }
-  double sum = 0;
-  for (const auto& t : r.turns) {
-    if (!t.input_tokens) return std::nullopt;
-    sum += static_cast<double>(*t.input_tokens);
-  }
-  return sum;
-}
-
-Tokens resent_tokens_of(const TrialRecord& r) {
-  if (r.turns.empty()) return input_tokens_of(r) ? Tokens{0.0} : std::nullopt;
-  double sum = 0, largest = 0;
-  for (const auto& t : r.turns) {
-    if (!t.input_tokens) return std::nullopt;
-    sum += static_cast<double>(*t.input_tokens);
-    largest = std::max(largest, static_cast<double>(*t.input_tokens));
-  }
-  return sum - largest;
-}
-
-template <typename Field>
-Tokens turn_sum(const TrialRecord& r, Field field) {
-  double sum = 0;
-  for (const auto& t : r.turns) {
-    const std::optional<std::int64_t>& v = t.*field;
-    if (!v) return std::nullopt;
-    sum += static_cast<double>(*v);
-  }
-  return sum;
-}
-
-double tool_stat(const TrialRecord& r, bool bytes) {
-  double sum = 0;
-  for (const auto& t : r.turns) {
-    for (const auto& c : t.tool_calls) sum += bytes ? static_cast<double>(c.result_bytes) : 1.0;
-  }
-  return sum;
-}
-
-Tokens stored_measure(const TrialRecord& r, std::string_view name) {
-  for (const auto& m : r.measures) {
-    if (m.name == name) return m.value;
-  }
-  return std::nullopt;
-}
-
-bool is_grader(std::string_view name) {
-  const auto& names = grader_names();
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
-constexpr std::string_view kCorrectSuffix = "_correct";
-
-// "facts" -> the facts score; "facts_correct" -> 1 or 0; nullopt when the
-// trial has no such grade or it was not graded. Records without the grade
-// (schema 1) fall back to a stored measure of that name ("answered").
-std::optional<Tokens> grade_metric(const TrialRecord& r, std::string_view metric) {
-  std::string_view grader = metric;
-  const bool correct = metric.ends_with(kCorrectSuffix);
-  if (correct) grader.remove_suffix(kCorrectSuffix.size());
-  if (!is_grader(grader)) return std::nullopt;
-  const Grade* g = find_grade(r, grader);
-  if (!g) return correct ? Tokens{} : stored_measure(r, metric);
-  if (g->status != GradeStatus::graded) return Tokens{};
-  return correct ? Tokens{g->correct ? 1.0 : 0.0} : g->score;
-}
-
-}  // namespace
-
 std::map<std::string, GraderStats> grader_stats(const std::vector<const TrialRecord*>& records) {
   std::map<std::string, GraderStats> out;
   std::map<std::string, double> score_sums;
@@ -132,51 +54,6 @@ JudgeTotals judge_totals(const std::vector<const TrialRecord*>& records, const P
   return t;
 }
 
-const std::vector<MetricInfo>& builtin_metrics() {
-  static const std::vector<MetricInfo> metrics = {
-      {"input_tokens", "input tokens over all model calls of a trial", Direction::lower_is_better},
-      {"model_calls", "model calls (turns) per trial", Direction::lower_is_better},
-      {"resent_tokens", "input tokens sent again: sum of inputs minus the largest", Direction::lower_is_better},
-      {"cached_tokens", "input tokens served from the prompt cache", Direction::higher_is_better},
-      {"output_tokens", "output tokens over all model calls", Direction::lower_is_better},
-      {"tool_calls", "tool calls per trial", Direction::lower_is_better},
-      {"tool_bytes", "bytes of tool results per trial", Direction::lower_is_better},
-      {"evidence_recall", "share of relevant concepts that reached the model", Direction::higher_is_better},
-      {"cost", "dollars per trial under the pricing table", Direction::lower_is_better},
-  };
-  return metrics;
-}
-
-MetricInfo metric_info(std::string_view name) {
-  for (const auto& m : builtin_metrics()) {
-    if (m.name == name) return m;
-  }
-  std::string_view grader = name;
-  if (grader.ends_with(kCorrectSuffix)) grader.remove_suffix(kCorrectSuffix.size());
-  if (is_grader(grader)) {
-    const Grader* g = find_builtin_grader(grader);
-    std::string help = g ? g->help : "LLM-as-judge score: correct 1, partial 0.5, incorrect 0";
-    if (grader != name) help = "1 when the " + std::string(grader) + " grader judged the answer correct";
-    return {std::string(name), help, Direction::higher_is_better};
-  }
-  return {std::string(name), "stored per-trial measure", Direction::higher_is_better};
-}
-
-std::optional<double> trial_metric(const TrialRecord& r, std::string_view metric, const PricingTable& pricing) {
-  if (!r.error.empty()) return std::nullopt;
-  if (metric == "input_tokens") return input_tokens_of(r);
-  if (metric == "model_calls") return static_cast<double>(r.turns.size());
-  if (metric == "resent_tokens") return resent_tokens_of(r);
-  if (metric == "cached_tokens") return turn_sum(r, &TurnRecord::cached_tokens);
-  if (metric == "output_tokens") return turn_sum(r, &TurnRecord::output_tokens);
-  if (metric == "tool_calls") return tool_stat(r, false);
-  if (metric == "tool_bytes") return tool_stat(r, true);
-  if (metric == "evidence_recall") return r.evidence_recall;
-  if (metric == "cost") return trial_cost(r, pricing).dollars;
-  if (auto grade = grade_metric(r, metric)) return *grade;
-  return stored_measure(r, metric);
-}
-
 namespace {
 
 struct Accumulator {
@@ -205,27 +82,18 @@ struct TurnAccumulator {
   int trials = 0;
 };
 
+// The three parts of each turn's input: new (turn_new_input), cached (at most
+// what was re-sent) and re-sent but not cached.
 void add_turn_splits(const TrialRecord& r, std::vector<TurnAccumulator>& turns) {
-  // The previous turn's input; NaN when it was unknown (a plain double, as
-  // GCC 12 misreads an optional here as maybe uninitialized).
-  double previous_input = 0;
   for (std::size_t i = 0; i < r.turns.size(); ++i) {
-    const TurnRecord& t = r.turns[i];
-    if (!t.input_tokens) {
-      previous_input = std::nan("");
-      continue;
-    }
-    auto input = static_cast<double>(*t.input_tokens);
-    std::optional<double> fresh;
-    if (t.new_input_tokens) fresh = static_cast<double>(*t.new_input_tokens);
-    else if (!std::isnan(previous_input)) fresh = std::max(0.0, input - previous_input);
-    previous_input = input;
+    const auto fresh = turn_new_input(r, i);
     if (!fresh) continue;
-    double cached = std::min(static_cast<double>(t.cached_tokens.value_or(0)), input - std::min(*fresh, input));
+    const auto resent = static_cast<double>(*turn_resent_input(r, i));
+    const double cached = std::min(static_cast<double>(std::max<std::int64_t>(r.turns[i].cached_tokens.value_or(0), 0)), resent);
     if (turns.size() <= i) turns.resize(i + 1);
-    turns[i].new_tokens += std::min(*fresh, input);
+    turns[i].new_tokens += static_cast<double>(*fresh);
     turns[i].cached += cached;
-    turns[i].resent += input - std::min(*fresh, input) - cached;
+    turns[i].resent += resent - cached;
     ++turns[i].trials;
   }
 }
@@ -247,7 +115,7 @@ struct RowBuilder {
   std::vector<const TrialRecord*> finished;
   double answer_cost = 0;
   bool answer_cost_unknown = false;
-  Accumulator input, calls, resent, cached, output, tool_calls, tool_bytes, recall, cost;
+  Accumulator input, fresh, calls, resent, cached, output, tool_calls, tool_bytes, recall, cost;
   double resent_sum = 0, input_sum = 0;
   std::map<std::string, double> bytes_by_tool;
   std::map<std::string, Accumulator> measures;
@@ -274,19 +142,20 @@ struct RowBuilder {
       ++row.errors;
       return;
     }
-    auto in = input_tokens_of(r);
-    auto re = resent_tokens_of(r);
+    auto in = input_tokens(r);
+    auto re = resent_tokens(r);
     input.add(in);
     resent.add(re);
     if (in && re) {
       input_sum += *in;
       resent_sum += *re;
     }
+    fresh.add(trial_metric(r, "new_input_tokens", pricing));
     calls.add(trial_metric(r, "model_calls", pricing));
     cached.add(trial_metric(r, "cached_tokens", pricing));
     output.add(trial_metric(r, "output_tokens", pricing));
-    tool_calls.add(tool_stat(r, false));
-    tool_bytes.add(tool_stat(r, true));
+    tool_calls.add(trial_metric(r, "tool_calls", pricing));
+    tool_bytes.add(trial_metric(r, "tool_bytes", pricing));
     recall.add(r.evidence_recall);
     TrialCost c = trial_cost(r, pricing);
     cost.add(c.dollars);
@@ -301,6 +170,7 @@ struct RowBuilder {
 
   SummaryRow finish(const PricingTable& pricing) {
     row.input_tokens = input.mean();
+    row.new_input_tokens = fresh.mean();
     row.model_calls = calls.mean();
     row.resent_tokens = resent.mean();
     if (input_sum > 0) row.resent_share = resent_sum / input_sum;
@@ -422,7 +292,7 @@ Summary summarize(const std::vector<TrialRecord>& records, const PricingTable& p
 
 std::optional<double> row_metric(const SummaryRow& row, std::string_view metric) {
   const std::pair<std::string_view, const MeanValue*> fields[] = {
-      {"input_tokens", &row.input_tokens}, {"model_calls", &row.model_calls}, {"resent_tokens", &row.resent_tokens},
+      {"input_tokens", &row.input_tokens}, {"new_input_tokens", &row.new_input_tokens}, {"model_calls", &row.model_calls}, {"resent_tokens", &row.resent_tokens},
       {"cached_tokens", &row.cached_tokens}, {"output_tokens", &row.output_tokens}, {"tool_calls", &row.tool_calls},
       {"tool_bytes", &row.tool_bytes}, {"evidence_recall", &row.evidence_recall}, {"cost", &row.cost}};
   for (const auto& [name, value] : fields) {

@@ -7,9 +7,10 @@
 //   input tokens   sum of turn input_tokens (a context trial without model
 //                  calls counts its pack, context_tokens)
 //   model calls    number of turns
-//   resent tokens  sum of turn inputs minus the largest one (the definition
-//                  of the seed's run.summary()["resent_input_tokens"]); the
-//                  row's resent share is sum(resent) / sum(input)
+//   resent tokens  sum over turns of input minus new input
+//                  (reports/trial_metrics.hpp, where every per-trial metric
+//                  is defined); the row's resent share is
+//                  sum(resent) / sum(input)
 //   tool bytes     sum of tool-call result bytes
 // Rows report means over trials whose value is known, and how many trials
 // had the value unknown (a provider that did not report it). Trials with an
@@ -47,29 +48,9 @@
 #include "reports/graders.hpp"
 #include "reports/pricing.hpp"
 #include "reports/record.hpp"
+#include "reports/trial_metrics.hpp"
 
 namespace okfbench::reports {
-
-// The quantities compare, tune and the writers know by name. Measures the
-// runner stored per trial (TrialRecord::measures) are also metrics, by their
-// own names.
-enum class Direction { lower_is_better, higher_is_better };
-
-struct MetricInfo {
-  std::string name;
-  std::string help;
-  Direction direction = Direction::lower_is_better;
-};
-
-// Built-in metrics in display order: input_tokens, model_calls,
-// resent_tokens, cached_tokens, output_tokens, tool_calls, tool_bytes,
-// evidence_recall, cost.
-const std::vector<MetricInfo>& builtin_metrics();
-// The info of a built-in metric, or of a stored measure (higher is better).
-MetricInfo metric_info(std::string_view name);
-
-// One trial's value of a metric; nullopt when unknown (or the trial failed).
-std::optional<double> trial_metric(const TrialRecord& record, std::string_view metric, const PricingTable& pricing);
 
 struct MeanValue {
   std::optional<double> mean;
@@ -78,9 +59,9 @@ struct MeanValue {
 };
 
 // Mean tokens of turn `index` across a row's trials, split so the three
-// parts sum to the turn's input: cached, re-sent but not cached, new. When a
-// turn lacks new_input_tokens, new = input minus the previous turn's input;
-// an unknown cached count counts as re-sent, not cached.
+// parts sum to the turn's input: cached, re-sent but not cached, new (new
+// input as reports/trial_metrics.hpp defines it); an unknown cached count
+// counts as re-sent, not cached.
 struct TurnSplit {
   int turn = 0;  // 1-based
   double new_tokens = 0;
@@ -131,6 +112,7 @@ struct SummaryRow {
   int trials = 0;
   int errors = 0;
   MeanValue input_tokens;
+  MeanValue new_input_tokens;
   MeanValue model_calls;
   MeanValue resent_tokens;
   std::optional<double> resent_share;

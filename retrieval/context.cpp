@@ -34,7 +34,7 @@ std::string one_line(std::string_view s) {
   return out;
 }
 
-std::string reason_text(const PackedConcept& meta) {
+std::string reason_text(const PackEntry& meta) {
   if (meta.reason == PackReason::via) return fmt::format("via {} from {}", meta.relation, meta.from);
   return fmt::format("seed, score {:.3f}", meta.score);
 }
@@ -42,7 +42,7 @@ std::string reason_text(const PackedConcept& meta) {
 // One block in the documented format. It starts with "### ", a character
 // that is not white space right after the "\n\n" separator: every BPE piece
 // boundary sits there, so block counts add up exactly (see PackBuilder).
-std::string render_block(const Concept& c, const PackedConcept& meta, Citations citations) {
+std::string render_block(const Concept& c, const PackEntry& meta, Citations citations) {
   std::string block = "### " + one_line(c.title.empty() ? c.id : c.title) + "\n";
   block += "id: " + c.id;
   if (!c.type.empty()) block += " | type: " + one_line(c.type);
@@ -162,7 +162,7 @@ std::string truncate_block(const TokenCounter& counter, const std::string& block
 
 struct Candidate {
   const Concept* concept_ptr;
-  PackedConcept meta;
+  PackEntry meta;
 };
 
 std::vector<Candidate> grafito_candidates(const Bundle& bundle, const SearchIndex& index, std::string_view query,
@@ -174,7 +174,7 @@ std::vector<Candidate> grafito_candidates(const Bundle& bundle, const SearchInde
   for (const Hit& hit : index.search(query, search)) {
     const Concept* c = hit.concept_ptr ? hit.concept_ptr : bundle.find(hit.id);
     if (!c || !seen.insert(c->id).second) continue;
-    PackedConcept meta;
+    PackEntry meta;
     meta.id = c->id;
     meta.score = hit.score;
     out.push_back({c, meta});
@@ -184,7 +184,7 @@ std::vector<Candidate> grafito_candidates(const Bundle& bundle, const SearchInde
     for (const Neighbor& n : bundle.neighbors(out[i].meta.id, Direction::out, options.relation, options.expand_hops)) {
       const Concept* c = bundle.find(n.id);
       if (!c || !seen.insert(c->id).second) continue;
-      PackedConcept meta;
+      PackEntry meta;
       meta.id = c->id;
       meta.reason = PackReason::via;
       meta.relation = n.relation;
@@ -203,7 +203,7 @@ void pack_grafito(const std::vector<Candidate>& candidates, const ContextOptions
   for (const Candidate& candidate : candidates) {
     std::string block = render_block(*candidate.concept_ptr, candidate.meta, options.citations);
     std::size_t with = builder.tokens_with(block);
-    PackedConcept meta = candidate.meta;
+    PackEntry meta = candidate.meta;
     if (with > options.budget_tokens && pack.concepts.empty()) {
       block = truncate_block(counter, block, options.budget_tokens);  // the top hit: cut, never dropped
       meta.truncated = true;
@@ -299,7 +299,7 @@ void pack_weaver(const Bundle& bundle, std::string_view query, const ContextOpti
     std::string tags;
     for (const auto& t : c.tags) tags += (tags.empty() ? "" : " ") + t;
     const WordSet words = united(united(word_set(c.body), word_set(c.title)), word_set(tags));
-    PackedConcept meta;
+    PackEntry meta;
     meta.id = c.id;
     meta.score = (query_words.empty() ? 0.0 : jaccard(query_words, words)) + confidence_of(c);
     ranked.push_back({&c, meta});
@@ -389,7 +389,7 @@ ContextPack pack_context(const Bundle& bundle, const SearchIndex& index, std::st
   }
   pack.tokens = counter.count(pack.text);
   pack.over_budget = pack.tokens > pack.budget_tokens;
-  for (const PackedConcept& packed : pack.concepts) {
+  for (const PackEntry& packed : pack.concepts) {
     if (options.citations == Citations::omit) break;
     for (const auto& citation : bundle.find(packed.id)->citations) {
       pack.citations.push_back({packed.id, citation.label, citation.text});

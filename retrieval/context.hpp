@@ -65,7 +65,9 @@ struct ContextOptions {
 
 enum class PackReason { seed, via };
 
-struct PackedConcept {
+// One concept of a pack, in pack order (the trial record keeps id, tokens and
+// the reason as reports::PackedConcept).
+struct PackEntry {
   std::string id;
   PackReason reason = PackReason::seed;
   std::string relation;  // via: the link relation
@@ -84,7 +86,7 @@ struct PackCitation {
 
 struct ContextPack {
   std::string text;                     // prompt-ready; "" when nothing matched
-  std::vector<PackedConcept> concepts;  // in pack order
+  std::vector<PackEntry> concepts;      // in pack order
   std::vector<std::string> skipped;     // candidates left out because they did not fit, in order
   std::vector<PackCitation> citations;  // of the packed concepts, in pack order (include_citations)
   std::size_t tokens = 0;               // counter.count(text)

@@ -76,7 +76,7 @@ TEST(RunAgent, SeedWorkedExampleAccounting) {
   EXPECT_EQ(run.stop, AgentStop::answered);
   EXPECT_EQ(run.answer, "done (cites x)");
   ASSERT_EQ(run.tool_calls.size(), 4u);
-  EXPECT_EQ(run.tool_calls[1], (ToolCallRecord{2, "open", R"({"concept_id":"x"})", 100, "", false}));
+  EXPECT_EQ(run.tool_calls[1], (AgentToolCall{2, "open", R"({"concept_id":"x"})", 100, "", false}));
   EXPECT_TRUE(run.tool_calls[3].repeated);  // same arguments, different whitespace
   RunSummary s = summary(run);
   EXPECT_EQ(s.turns, 4u);
@@ -87,14 +87,13 @@ TEST(RunAgent, SeedWorkedExampleAccounting) {
   EXPECT_EQ(s.bytes_by_tool.at("search"), 20u);
   EXPECT_EQ(s.bytes_by_tool.at("open"), 200u);
   EXPECT_EQ(s.calls_by_tool.at("open"), 2u);
-  // The seed's figures: [1121, 1582, 2187, 3071], resent 4890 (sum 7961 minus the largest 3071).
-  EXPECT_EQ(s.resent_input_tokens, 4890);
+  // The seed's figures: [1121, 1582, 2187, 3071] (re-sent input: tests/reports/test_trial_metrics.cpp).
+  std::vector<std::optional<std::int64_t>> inputs{1121, 1582, 2187, 3071};
+  EXPECT_EQ(s.input_per_turn, inputs);
   EXPECT_EQ(s.usage.input_tokens, 7961);
   EXPECT_EQ(s.usage.cached_input_tokens, 4608);
   EXPECT_EQ(s.usage.output_tokens, 160);
   EXPECT_EQ(s.usage.cache_write_tokens, std::nullopt);
-  std::vector<std::optional<std::int64_t>> fresh{1121, 461, 605, 884};
-  EXPECT_EQ(s.new_input_per_turn, fresh);
   std::int64_t schema = static_cast<std::int64_t>(
       std::string(R"([{"function":{"description":"find","name":"search","parameters":{"type":"object"}},"type":"function"},)"
                   R"({"function":{"description":"read","name":"open","parameters":{"type":"object"}},"type":"function"}])")
@@ -163,8 +162,7 @@ TEST(RunAgent, UnreportedUsageStaysUnknown) {
   RunSummary s = summary(run);
   EXPECT_EQ(s.usage.input_tokens, std::nullopt);
   EXPECT_EQ(s.usage.output_tokens, 12);
-  EXPECT_EQ(s.resent_input_tokens, std::nullopt);
-  EXPECT_EQ(s.new_input_per_turn[1], std::nullopt);
+  EXPECT_EQ(s.input_per_turn[1], std::nullopt);
   EXPECT_EQ(s.schema_tokens, std::nullopt);  // no counter given
   EXPECT_EQ(summary_line(run), "[2 turn(s), 1 tool call(s), 10 tool byte(s), ? in (? cached) / 12 out]");
 }
@@ -268,8 +266,6 @@ TEST(RunAgent, TotalsSaturateInsteadOfWrapping) {
   RunSummary s = summary(run);
   EXPECT_EQ(s.usage.input_tokens, kMax);
   EXPECT_EQ(s.usage.output_tokens, kMax);
-  EXPECT_EQ(s.resent_input_tokens, kMax - (kMax - 5));  // saturated sum minus the largest turn
-  EXPECT_GE(*s.resent_input_tokens, 0);
   EXPECT_EQ(add(Usage{kMax, 1, 1, 1}, Usage{1, 1, 1, 1}).input_tokens, kMax);
 }
 
