@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "retrieval/computation.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/json_text.hpp"
 #include "retrieval/utf8.hpp"
@@ -228,8 +229,11 @@ struct BundleTools::Impl {
     for (const retrieval::Citation& citation : c.citations)
       cites.push_back(citation.text.empty() ? citation.label : citation.label + ": " + citation.text);
     std::string body = cut_text(c.body, options.max_body_chars, "the rest is not available through open");
-    return json_text(json{{"id", c.id},     {"type", c.type}, {"title", c.title}, {"description", c.description},
-                          {"tags", c.tags}, {"body", body},   {"links", links},   {"cites", cites}});
+    json out{{"id", c.id},     {"type", c.type}, {"title", c.title}, {"description", c.description},
+             {"tags", c.tags}, {"body", body},   {"links", links},   {"cites", cites}};
+    if (std::optional<retrieval::ComputationContract> contract = retrieval::computation_contract(c))
+      out["computation"] = contract_json(*contract);
+    return json_text(out);
   }
 
   std::string follow(const Args& a) const {
@@ -295,14 +299,15 @@ struct BundleTools::Impl {
   std::string header(const Concept& c) const {
     std::string tags, sources;
     for (const std::string& t : c.tags) tags += (tags.empty() ? "" : ", ") + t;
-    for (const retrieval::Source& s : c.sources)
-      sources += (sources.empty() ? "" : "; ") + s.id + (s.resource.empty() ? "" : " (" + s.resource + ")");
+    for (const retrieval::Source& s : c.sources) sources += (sources.empty() ? "" : "; ") + retrieval::source_text(s);
     std::string stale = c.stale_after.empty() ? "no stale_after"
                                               : fmt::format("{} (stale_after {})", c.is_stale(now) ? "STALE" : "current",
                                                             c.stale_after);
-    return fmt::format("# {}\npath: {}\ntype: {}\nstatus: {}\ntrust: {}\nfreshness: {}\ntags: {}\nsources: {}\n---\n",
+    std::optional<retrieval::ComputationContract> contract = retrieval::computation_contract(c);
+    return fmt::format("# {}\npath: {}\ntype: {}\nstatus: {}\ntrust: {}\nfreshness: {}\ntags: {}\nsources: {}\n{}---\n",
                        c.title, path_of(c), c.type, retrieval::to_string(c.status), retrieval::to_string(c.trust), stale,
-                       tags.empty() ? "-" : tags, sources.empty() ? "-" : sources);
+                       tags.empty() ? "-" : tags, sources.empty() ? "-" : sources,
+                       contract ? retrieval::contract_lines(*contract) : "");
   }
 
   std::string read_log(const std::string& path) const {
@@ -458,6 +463,44 @@ std::vector<std::string> opened_concepts(const AgentRun& run, const retrieval::B
       if (std::find(out.begin(), out.end(), c->id) == out.end()) out.push_back(c->id);
   }
   return out;
+}
+
+std::optional<std::vector<std::string>> tools_for_surface(const std::vector<std::string>& tools, Surface surface,
+                                                          std::vector<std::string>* missing) {
+  static const std::map<std::string, std::string> to_harnessx = {
+      {"search", "search_concepts"}, {"open", "read_concept"}, {"follow", "get_neighbors"}};
+  const std::vector<std::string> offered = surface_tools(surface);
+  std::vector<std::string> out;
+  bool complete = true;
+  for (const std::string& tool : tools) {
+    std::string name = tool;
+    if (std::find(offered.begin(), offered.end(), name) == offered.end()) {
+      for (const auto& [grafito, harnessx] : to_harnessx)
+        if (name == (surface == Surface::harnessx ? grafito : harnessx)) name = surface == Surface::harnessx ? harnessx : grafito;
+    }
+    if (std::find(offered.begin(), offered.end(), name) == offered.end()) {
+      complete = false;
+      if (missing) missing->push_back(tool);
+      continue;
+    }
+    out.push_back(name);
+  }
+  if (!complete) return std::nullopt;
+  return out;
+}
+
+nlohmann::ordered_json contract_json(const retrieval::ComputationContract& c) {
+  nlohmann::ordered_json parameters = nlohmann::ordered_json::array();
+  for (const retrieval::ComputationParameter& p : c.parameters)
+    parameters.push_back({{"name", p.name}, {"type", p.type}, {"required", p.required}, {"description", p.description}});
+  return {{"runtime", c.runtime},
+          {"parameters", parameters},
+          {"computation_file", c.computation_file},
+          {"code", c.code},
+          {"code_language", c.code_language},
+          {"executor", {{"resource", c.executor}, {"receipt", c.receipt}}},
+          {"attester", {{"resource", c.attester}}},
+          {"problems", c.problems}};
 }
 
 }  // namespace okfbench::agents

@@ -5,6 +5,7 @@
 //   browse(layer?)                          {"layer","subdirs":[..],"concepts":[{"id","title","description","type"}]}
 //   search(query, k=5)                      [{"id","title","description","score"}]   (k clamped to 1..50)
 //   open(concept_id)                        {"id","type","title","description","tags","body","links":[{"id","rel"}],"cites":[..]}
+//                                           plus "computation" (contract_json) for an Attested Computation
 //   follow(concept_id, direction=out|in, type?)  [{"id","title","description","rel"}]
 //   history(concept_id?)                    [{"date","kind","text","scope"}]
 //   remember(concept_id, title, body, description?, links?)  {"saved","links"}   (writes into the bundle;
@@ -12,7 +13,8 @@
 // harnessx surface (harnessx knowledge tools):
 //   search_concepts(query, limit=5, type?, tags?)  [{"path","type","title","description","status","score"}]
 //   read_concept(path, max_chars?)          text: a metadata header (title, path, type, status, trust,
-//                                           staleness, tags, sources), "---", then the body; directories
+//                                           staleness, tags, sources with their credibility signals, and for an
+//                                           Attested Computation the contract_lines), "---", then the body; directories
 //                                           read their index, ".../log.md" its entries
 //   get_neighbors(path)                     {"path","outbound":[{"path","title","rel"}],"backlinks":[..],"unresolved":[{"href","text"}]}
 //
@@ -26,9 +28,12 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "agents/agent.hpp"
 #include "agents/toolbox.hpp"
 #include "retrieval/bundle.hpp"
+#include "retrieval/computation.hpp"
 #include "retrieval/search.hpp"
 
 namespace okfbench::agents {
@@ -39,6 +44,13 @@ std::optional<Surface> parse_surface(std::string_view name);
 const char* to_string(Surface surface);
 // All tool names of a surface, in the order they are offered.
 std::vector<std::string> surface_tools(Surface surface);
+
+// A tool list in `surface`'s naming: search <-> search_concepts, open <->
+// read_concept, follow <-> get_neighbors; a name already in that naming
+// stays. browse, history and remember exist only on grafito: a list with any
+// of them has no harnessx form, and `missing` (when given) gets them.
+std::optional<std::vector<std::string>> tools_for_surface(const std::vector<std::string>& tools, Surface surface,
+                                                          std::vector<std::string>* missing = nullptr);
 
 struct ToolsOptions {
   Surface surface = Surface::grafito;
@@ -77,6 +89,12 @@ class BundleTools : public Toolbox {
 // Concept ids (canonical, as Bundle::concepts() names them) that the run
 // opened successfully with open / read_concept, in first-open order.
 std::vector<std::string> opened_concepts(const AgentRun& run, const retrieval::Bundle& bundle);
+
+// An Attested Computation's contract as `open` (the tool and the command)
+// returns it: {"runtime", "parameters": [{"name","type","required","description"}],
+// "computation_file", "code", "code_language", "executor": {"resource","receipt"},
+// "attester": {"resource"}, "problems"}.
+nlohmann::ordered_json contract_json(const retrieval::ComputationContract& contract);
 
 // Cuts `text` to at most `max_chars` UTF-8 characters; when it cuts, appends
 // "\n[... truncated: N of M characters not shown; <hint>]".

@@ -15,11 +15,13 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "agents/bundle_tools.hpp"
 #include "harness/bundle_source.hpp"
 #include "harness/commands.hpp"
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
 #include "retrieval/bundle.hpp"
+#include "retrieval/computation.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/json_text.hpp"
 #include "retrieval/utf8.hpp"
@@ -213,7 +215,10 @@ ordered_json concept_json(const Concept& item, const std::string& now) {
                       {"citations", ordered_json::array()},
                       {"body", item.body}};
   for (const retrieval::Source& s : item.sources)
-    out["sources"].push_back({{"id", s.id}, {"resource", s.resource}, {"title", s.title}});
+    out["sources"].push_back({{"id", s.id}, {"resource", s.resource}, {"title", s.title}, {"author", s.author},
+                              {"usage_count", s.usage_count}, {"last_modified", s.last_modified}});
+  if (std::optional<retrieval::ComputationContract> contract = retrieval::computation_contract(item))
+    out["computation"] = agents::contract_json(*contract);
   for (const retrieval::Link& l : item.links)
     out["links"].push_back({{"target", l.target}, {"href", l.raw}, {"relation", l.relation}, {"resolved", l.resolved}});
   for (const retrieval::Citation& c : item.citations) out["citations"].push_back({{"label", c.label}, {"text", c.text}});
@@ -229,8 +234,9 @@ void print_concept_text(const Concept& item, const std::string& now) {
     std::printf("stale_after: %s%s\n", item.stale_after.c_str(), item.is_stale(now) ? " (STALE)" : "");
   if (!item.tags.empty()) std::printf("tags: %s\n", joined(item.tags).c_str());
   for (const retrieval::Source& s : item.sources)
-    std::printf("source: %s%s%s\n", s.id.empty() ? "" : (s.id + ": ").c_str(), s.title.empty() ? "" : (s.title + " ").c_str(),
-                s.resource.c_str());
+    std::printf("source: %s%s\n", s.title.empty() ? "" : (s.title + ": ").c_str(), retrieval::source_text(s).c_str());
+  if (std::optional<retrieval::ComputationContract> contract = retrieval::computation_contract(item))
+    std::printf("%s", retrieval::contract_lines(*contract).c_str());
   std::printf("\n%s", item.body.c_str());
   if (!item.body.empty() && item.body.back() != '\n') std::printf("\n");
 }

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
+#include <set>
 
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
@@ -46,17 +48,16 @@ std::vector<reports::PathConfig> path_configs(const ExperimentSpec& spec) {
   if (spec.agent) {
     std::size_t before = base.size();
     for (const auto& surface : spec.agent->surface) {
-      const auto offered = agents::surface_tools(*agents::parse_surface(surface));
-      for (const auto& tools : spec.agent->tools) {
-        const bool fits = std::all_of(tools.begin(), tools.end(), [&](const std::string& t) {
-          return std::find(offered.begin(), offered.end(), t) != offered.end();
-        });
-        if (!fits) continue;  // a tool list in the other surface's naming
+      std::set<std::vector<std::string>> seen;  // two lists may name the same tools in two namings
+      for (const auto& written : spec.agent->tools) {
+        std::optional<std::vector<std::string>> tools =
+            agents::tools_for_surface(written, *agents::parse_surface(surface));
+        if (!tools || !seen.insert(*tools).second) continue;  // the spec reader refused lists that do not map
         for (int turns : spec.agent->max_turns) {
           reports::PathConfig c;
           c.kind = reports::PathKind::agent;
           c.surface = surface;
-          c.tools = tools;
+          c.tools = *tools;
           c.max_turns = turns;
           base.push_back(c);
         }

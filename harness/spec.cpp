@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "agents/bundle_tools.hpp"
 #include "harness/judge.hpp"
 #include "harness/limits.hpp"
 #include "reports/judge.hpp"
@@ -252,6 +253,23 @@ void read_converted(const SpecReader& r, const YAML::Node& node, const std::stri
   }
 }
 
+// Every tool list must exist on every surface (in its own naming or mapped,
+// agents::tools_for_surface); a list that cannot is refused here, naming the
+// surface and the tools, instead of giving that surface no trials.
+void check_tools_fit(const SpecReader& r, const YAML::Node& node, const AgentSweep& sweep) {
+  for (const std::string& surface : sweep.surface) {
+    for (std::size_t i = 0; i < sweep.tools.size(); ++i) {
+      std::vector<std::string> missing;
+      if (agents::tools_for_surface(sweep.tools[i], *agents::parse_surface(surface), &missing)) continue;
+      r.fail(node, sweep.tools.size() > 1 ? fmt::format("paths.agent.tools[{}]", i) : std::string("paths.agent.tools"),
+             fmt::format("surface {} has no {} (grafito's search, open and follow are its search_concepts, "
+                         "read_concept and get_neighbors; browse, history and remember exist only on grafito); "
+                         "give tool lists that every surface has, or drop {} from surface:",
+                         surface, fmt::join(missing, ", "), surface));
+    }
+  }
+}
+
 void read_bundles(const SpecReader& r, const YAML::Node& node, ExperimentSpec& spec) {
   if (!node || !node.IsSequence() || node.size() == 0) {
     r.fail(node, "bundles", "required: a list of bundles (path:, generate: or convert: entries)");
@@ -309,6 +327,7 @@ void read_paths(const SpecReader& r, const YAML::Node& node, ExperimentSpec& spe
       }
     }
     if (a["max_turns"]) sweep.max_turns = r.number_list<int>(a["max_turns"], "paths.agent.max_turns", limits::max_turns);
+    check_tools_fit(r, a["tools"] ? a["tools"] : a, sweep);
     spec.agent = sweep;
   }
   if (!spec.context && !spec.agent) r.fail(node, "paths", "name at least one of context: and agent:");
@@ -499,7 +518,8 @@ void read_run_settings(const SpecReader& r, const YAML::Node& root, ExperimentSp
 
 // Trials the spec asks for per question: every path configuration with every
 // model (sim once per cache model), `repeats` times. An upper bound: the
-// runner drops tool lists that fit no surface.
+// runner drops a tool list that names the same tools as another once mapped
+// to a surface.
 std::uint64_t trials_per_question(const ExperimentSpec& spec) {
   static constexpr std::uint64_t cap = limits::planned_trials + 1;  // saturate here: the exact count past it does not matter
   auto times = [](std::uint64_t a, std::uint64_t b) { return a != 0 && b > cap / a ? cap : std::min(cap, a * b); };

@@ -52,6 +52,10 @@ struct Source {
   std::string id;
   std::string resource;
   std::string title;
+  // Credibility signals (OKF v0.2 section 5.1), as written; "" when absent.
+  std::string author;
+  std::string usage_count;
+  std::string last_modified;
   bool operator==(const Source&) const = default;
 };
 

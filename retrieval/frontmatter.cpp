@@ -216,19 +216,25 @@ void read_sources(Reader& reader, const YAML::Node& node, Concept& item) {
   }
   for (const YAML::Node& entry : node) {
     if (entry.IsScalar()) {
-      item.sources.push_back({"", entry.Scalar(), ""});
+      Source bare;
+      bare.resource = entry.Scalar();
+      item.sources.push_back(std::move(bare));
       continue;
     }
     if (!entry.IsMap()) {
       reader.warn(entry, "a `sources` entry is a list; write `{ id, resource, title }`");
       continue;
     }
-    Source source{reader.text(entry["id"], "sources.id"), reader.text(entry["resource"], "sources.resource"),
-                  reader.text(entry["title"], "sources.title")};
+    Source source;
+    source.id = reader.text(entry["id"], "sources.id");
+    source.resource = reader.text(entry["resource"], "sources.resource");
+    source.title = reader.text(entry["title"], "sources.title");
     if (source.resource.empty())
       reader.warn(entry, "a `sources` entry has no `resource`; add the URL, bundle path or scope "
                          "it derives from");
-    reader.timestamp(entry["last_modified"], "sources.last_modified");
+    source.author = reader.text(entry["author"], "sources.author");
+    source.usage_count = reader.text(entry["usage_count"], "sources.usage_count");
+    source.last_modified = reader.timestamp(entry["last_modified"], "sources.last_modified");
     item.sources.push_back(std::move(source));
   }
 }

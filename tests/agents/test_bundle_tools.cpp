@@ -288,7 +288,7 @@ TEST(BundleTools, HarnessxSurface) {
   EXPECT_EQ(text.rfind("# Triaging a slow graph query\npath: /runbooks/slow-queries.md\ntype: Playbook\nstatus: stable\n"
                        "trust: human-reviewed\nfreshness: current (stale_after 2027-06-30T00:00:00Z)\n"
                        "tags: oncall, performance, query, slow-query\nsources: incident-231 "
-                       "(https://tickets.larkspur.example/INC-231); planner-notes (/architecture/query-planner.md)\n---\n",
+                       "(https://tickets.larkspur.example/INC-231; author human:mara.okafor); planner-notes (/architecture/query-planner.md)\n---\n",
                        0),
             0u)
       << text.substr(0, 400);
@@ -351,6 +351,45 @@ TEST(BundleTools, SimAnswersTheSeedQuestionOnTheDemoBundle) {
                               options);
   EXPECT_EQ(second.turns, run.turns);
   EXPECT_EQ(second.tool_calls, run.tool_calls);
+}
+
+TEST(BundleTools, ToolListsMapBetweenSurfaces) {
+  EXPECT_EQ(tools_for_surface({"search", "open", "follow"}, Surface::harnessx),
+            (std::vector<std::string>{"search_concepts", "read_concept", "get_neighbors"}));
+  EXPECT_EQ(tools_for_surface({"read_concept", "search_concepts"}, Surface::grafito),
+            (std::vector<std::string>{"open", "search"}));
+  EXPECT_EQ(tools_for_surface({"search", "read_concept"}, Surface::grafito), (std::vector<std::string>{"search", "open"}));
+  std::vector<std::string> missing;
+  EXPECT_EQ(tools_for_surface({"browse", "search", "remember"}, Surface::harnessx, &missing), std::nullopt);
+  EXPECT_EQ(missing, (std::vector<std::string>{"browse", "remember"}));
+}
+
+TEST(BundleTools, AttestedComputationContractsInOpenAndReadConcept) {
+  const fs::path sales = test::source_dir() / "tests/data/kb/sales";
+  ToolsOptions harnessx;
+  harnessx.surface = Surface::harnessx;
+  harnessx.now = "2026-11-29T00:00:00Z";
+  Demo x(harnessx, sales);
+  EXPECT_EQ(x.text("read_concept", {{"path", "/computations/revenue-year.md"}, {"max_chars", 20}}),
+            "# Revenue for a year\npath: /computations/revenue-year.md\ntype: Attested Computation\nstatus: stable\n"
+            "trust: unverified\nfreshness: no stale_after\ntags: finance, attested\n"
+            "sources: policy (policies/revenue.md; author human:finance-lead; last_modified 2026-06-15T00:00:00Z; "
+            "usage_count 42)\nruntime: bigquery\nparameters: year (integer, required)\n"
+            "computation: the sql block under # Computation\n"
+            "executor: skills/run-on-bq.md; receipt: job_id, executed_sql, result\nattester: attesters/sql_equality.py\n"
+            "---\n\n# Computation\n\n```s\n[... truncated: 217 of 237 characters not shown; call read_concept with a "
+            "larger max_chars (now 20) to read more]");
+  // A concept of another type has no contract lines.
+  EXPECT_EQ(x.text("read_concept", {{"path", "metrics/revenue"}}).find("runtime:"), std::string::npos);
+  Demo g(ToolsOptions{}, sales);
+  const json opened = g.call("open", {{"concept_id", "computations/revenue-year"}});
+  EXPECT_EQ(opened["computation"]["runtime"], "bigquery");
+  EXPECT_EQ(opened["computation"]["parameters"],
+            json::parse(R"([{"name":"year","type":"integer","required":true,"description":""}])"));
+  EXPECT_EQ(opened["computation"]["executor"], json::parse(R"({"resource":"skills/run-on-bq.md","receipt":["job_id","executed_sql","result"]})"));
+  EXPECT_EQ(opened["computation"]["attester"]["resource"], "attesters/sql_equality.py");
+  EXPECT_EQ(opened["computation"]["code_language"], "sql");
+  EXPECT_FALSE(g.call("open", {{"concept_id", "metrics/revenue"}}).contains("computation"));
 }
 
 }  // namespace

@@ -31,6 +31,25 @@ TEST(CmdBundle, ValidateConformantBundle) {
   EXPECT_THAT(result.out, HasSubstr("conformant: yes\n"));
 }
 
+TEST(CmdBundle, OpenShowsAnAttestedComputationsContractAndSourceCredibility) {
+  const std::string sales = (okfbench::test::source_dir() / "tests/data/kb/sales").string();
+  CommandResult text = okfbench("open " + sales + " computations/revenue-year");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("source: Revenue policy: policy (policies/revenue.md; author human:finance-lead; "
+                                  "last_modified 2026-06-15T00:00:00Z; usage_count 42)\nruntime: bigquery\n"
+                                  "parameters: year (integer, required)\ncomputation: the sql block under # Computation\n"
+                                  "executor: skills/run-on-bq.md; receipt: job_id, executed_sql, result\n"
+                                  "attester: attesters/sql_equality.py\n"));
+  CommandResult json = okfbench("open " + sales + " computations/revenue-year --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json out = nlohmann::json::parse(json.out);
+  EXPECT_EQ(out["computation"]["runtime"], "bigquery");
+  EXPECT_EQ(out["computation"]["executor"]["receipt"], nlohmann::json::parse(R"(["job_id","executed_sql","result"])"));
+  EXPECT_EQ(out["computation"]["problems"], nlohmann::json::array());
+  EXPECT_EQ(out["sources"][0]["usage_count"], "42");
+  EXPECT_FALSE(nlohmann::json::parse(okfbench("open " + sales + " metrics/revenue --json").out).contains("computation"));
+}
+
 TEST(CmdBundle, ValidateJsonAndNonConformantExitCode) {
   CommandResult result = okfbench("validate " + malformed() + " --json");
   EXPECT_EQ(result.exit_code, 1);

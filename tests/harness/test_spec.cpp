@@ -117,6 +117,17 @@ TEST(Spec, ErrorsNameTheFileLineAndKey) {
               HasSubstr("spec.yaml:2: bundles[0].path: no such folder /specs/does/not/exist"));
 }
 
+TEST(Spec, AToolListEverySurfaceCannotHaveIsRefusedNamingTheCombination) {
+  const std::string head = "bundles:\n  - generate: {concepts: 10}\npaths:\n  agent:\n    surface: [grafito, harnessx]\n";
+  EXPECT_EQ(error_of(head + "    tools: [[search, open], [browse, search]]\n"),
+            "spec.yaml:6: paths.agent.tools[1]: surface harnessx has no browse (grafito's search, open and follow are "
+            "its search_concepts, read_concept and get_neighbors; browse, history and remember exist only on "
+            "grafito); give tool lists that every surface has, or drop harnessx from surface:");
+  // The default tool list is grafito's whole surface.
+  EXPECT_THAT(error_of(head), HasSubstr("spec.yaml:5: paths.agent.tools: surface harnessx has no browse, history, remember ("));
+  EXPECT_EQ(error_of(head + "    tools: [[search_concepts, get_neighbors], [search, open]]\n"), "(no error)");
+}
+
 // The message of the UsageError that applying `overrides` to kSpec throws.
 std::string usage_error_of(const std::vector<std::string>& overrides) {
   try {

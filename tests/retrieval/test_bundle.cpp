@@ -79,7 +79,7 @@ owner: growth-team
   ASSERT_EQ(item.verified.size(), 2u);
   EXPECT_EQ(item.trust, TrustTier::human_reviewed);
   ASSERT_EQ(item.sources.size(), 1u);
-  EXPECT_EQ(item.sources[0], (Source{"dau-model", "/tables/events.md", "DAU model"}));
+  EXPECT_EQ(item.sources[0], (Source{"dau-model", "/tables/events.md", "DAU model", "", "", ""}));
   ASSERT_EQ(item.extra.count("owner"), 1u);
   EXPECT_EQ(item.extra.at("owner"), "growth-team");
   EXPECT_THAT(item.frontmatter_yaml, HasSubstr("owner: growth-team"));
