@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -161,7 +162,13 @@ LoadedBundle load_bundle(const ExperimentSpec& spec, const BundleSource& b) {
   LoadedBundle out;
   out.source = b;
   fs::path questions;
-  if (b.kind == BundleKind::path) {
+  std::optional<GitCheckout> checkout;  // its lock is held until the bundle and questions are loaded
+  if (b.kind == BundleKind::git) {
+    checkout.emplace(GitCheckout::open(b.git));
+    out.dir = checkout->root();
+    out.source.commit = checkout->commit();
+    questions = b.questions.empty() ? out.dir / "questions.yaml" : b.questions;
+  } else if (b.kind == BundleKind::path) {
     out.dir = b.path;
     questions = b.questions;
   } else if (b.kind == BundleKind::generated) {

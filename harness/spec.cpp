@@ -33,7 +33,7 @@ const std::set<std::string> kTopKeys = {"name", "seed", "repeats", "concurrency"
                                         "paths", "models", "cache_models", "graders", "judge"};
 const std::set<std::string> kGraders = {"facts", "citations", "answered", "judge"};
 const std::set<std::string> kJudgeKeys = {"model", "votes"};
-const std::set<std::string> kPathBundleKeys = {"path", "name", "questions"};
+const std::set<std::string> kPathBundleKeys = {"path", "name", "questions", "ref", "subdir"};
 const std::set<std::string> kGenerateKeys = {"concepts", "seed", "layers", "questions"};
 const std::set<std::string> kConvertKeys = {"format", "source", "split", "concepts"};
 const std::set<std::string> kContextKeys = {"budget_tokens", "k", "hops", "strategy"};
@@ -155,6 +155,12 @@ class SpecReader {
   // ${VAR} expands from the environment; an unset variable is an error, so a
   // spec never silently reads data from a place the user did not name.
   fs::path path_value(const YAML::Node& node, const std::string& key, const fs::path& base) const {
+    const fs::path p(expanded(node, key));
+    return (p.is_absolute() ? p : base / p).lexically_normal();
+  }
+
+  // A path or URL scalar with ${VAR} expanded.
+  std::string expanded(const YAML::Node& node, const std::string& key) const {
     std::string text = scalar<std::string>(node, key, "a path");
     std::string out;
     for (std::size_t i = 0; i < text.size(); ++i) {
@@ -173,8 +179,7 @@ class SpecReader {
       }
       i = close;
     }
-    const fs::path p(out);
-    return (p.is_absolute() ? p : base / p).lexically_normal();
+    return out;
   }
 
   const fs::path& base() const { return base_; }
@@ -199,6 +204,25 @@ class SpecReader {
 void read_path_bundle(const SpecReader& r, const YAML::Node& node, const std::string& key, ExperimentSpec& spec) {
   r.check_keys(node, key, kPathBundleKeys);
   BundleSource b;
+  const std::string ref = node["ref"] ? r.scalar<std::string>(node["ref"], key + ".ref", "a branch, tag or commit") : "";
+  const std::string subdir = node["subdir"] ? r.scalar<std::string>(node["subdir"], key + ".subdir", "a folder") : "";
+  std::optional<GitSource> git;
+  try {
+    git = parse_git_source(r.expanded(node["path"], key + ".path"), ref, subdir);
+  } catch (const UsageError& e) {
+    r.fail(node["path"], key + ".path", e.what());
+  }
+  if (git) {
+    b.kind = BundleKind::git;
+    b.git = *git;
+    b.name = node["name"] ? r.scalar<std::string>(node["name"], key + ".name", "a string")
+                           : retrieval::escape_invalid_utf8(git->default_name());
+    if (node["questions"]) b.questions = r.path_value(node["questions"], key + ".questions", r.base());
+    spec.bundles.push_back(std::move(b));
+    return;
+  }
+  if (!ref.empty() || !subdir.empty())
+    r.fail(node["ref"] ? node["ref"] : node["subdir"], key, "ref: and subdir: need a git URL in path:");
   b.kind = BundleKind::path;
   b.path = r.path_value(node["path"], key + ".path", r.base());
   if (!fs::is_directory(b.path)) r.fail(node["path"], key + ".path", fmt::format("no such folder {}", b.path.string()));
@@ -613,6 +637,7 @@ std::string BundleSource::identity() const {
     case BundleKind::path: return fmt::format("path:{}|questions:{}", path.generic_string(), questions.generic_string());
     case BundleKind::generated: return fmt::format("generate:concepts={},seed={},layers={},questions={}", concepts, seed, layers, question_count);
     case BundleKind::converted: return fmt::format("convert:{}:{}|split={}|concepts={}", format, source.generic_string(), split, concepts);
+    case BundleKind::git: return fmt::format("git:{}|commit:{}|questions:{}", git.text(), commit, questions.generic_string());
   }
   return name;
 }

@@ -21,6 +21,10 @@
 //     - path: ../bundles/demo      # an existing bundle, relative to this file; ${VAR} expands
 //       name: demo                 # default: the folder name
 //       questions: ../questions/demo.yaml  # default: <path>/questions.yaml
+//     - path: https://github.com/acme/kb/tree/v2/bundles/sales   # or any git URL (harness/git_source.hpp),
+//       ref: v2                    # cloned when the run loads it; ref: and subdir: replace the URL's
+//       subdir: bundles/sales      # name: default the subdir's last part or the repository's name;
+//                                  # questions: default questions.yaml in the bundle folder of the checkout
 //     - generate: {concepts: [10, 100], seed: 1, layers: 0, questions: 20}
 //                                  # concepts [1..10000000], seed [0..2^64-1],
 //                                  # layers [0..8] (0 = automatic), questions [1..10000000]
@@ -87,11 +91,12 @@
 #include <utility>
 #include <vector>
 
+#include "harness/git_source.hpp"
 #include "reports/record.hpp"
 
 namespace okfbench::harness {
 
-enum class BundleKind { path, generated, converted };
+enum class BundleKind { path, generated, converted, git };
 
 // One bundle of the experiment (a generate/convert entry with a list of sizes
 // becomes one BundleSource per size).
@@ -107,6 +112,8 @@ struct BundleSource {
   std::string format;                // converted: beir or cranfield
   std::filesystem::path source;      // converted: the collection folder
   std::string split = "test";        // converted beir: the qrels split
+  GitSource git;                     // kind git: repository, ref, subdirectory (harness/git_source.hpp)
+  std::string commit;                // kind git: the commit checked out, set when the runner loads it
 
   // What determines the bundle's content, for trial keys.
   std::string identity() const;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "retrieval/error.hpp"
 #include "tests/support/git_fixture.hpp"
@@ -63,6 +64,23 @@ TEST_F(BundleSourceCli, SearchValidateAndContextTakeGitUrls) {
   const auto pack = nlohmann::json::parse(context.out);
   ASSERT_EQ(pack["concepts"].size(), 1u);
   EXPECT_EQ(pack["concepts"][0]["id"], "runbooks/refunds");
+}
+
+TEST_F(BundleSourceCli, ARunLoadsGitBundlesFromItsSpec) {
+  test::write_file(dir_ / "spec.yaml",
+                   "bundles:\n  - path: " + fixture_.url + "\n    ref: v1\n    subdir: bundles/sales\n"
+                   "paths:\n  context: {budget_tokens: 500}\n");
+  const auto run = test::run_command(okfbench("run " + (dir_ / "spec.yaml").string() + " --out " + (dir_ / "out").string() +
+                                              " --progress quiet"));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::istringstream lines(test::read_file(dir_ / "out" / "results.jsonl"));
+  std::vector<std::string> questions;
+  for (std::string line; std::getline(lines, line);) {
+    const nlohmann::json record = nlohmann::json::parse(line);
+    EXPECT_EQ(record["bundle"], "sales");
+    questions.push_back(record["question_id"]);
+  }
+  EXPECT_EQ(questions, (std::vector<std::string>{"revenue", "margin"}));
 }
 
 TEST_F(BundleSourceCli, ErrorsHaveExitCodesAndSayWhatToDo) {

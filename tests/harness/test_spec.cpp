@@ -128,6 +128,29 @@ TEST(Spec, AToolListEverySurfaceCannotHaveIsRefusedNamingTheCombination) {
   EXPECT_EQ(error_of(head + "    tools: [[search_concepts, get_neighbors], [search, open]]\n"), "(no error)");
 }
 
+TEST(Spec, GitBundlesAreReadFromPathRefAndSubdir) {
+  const ExperimentSpec spec = parse(
+      "bundles:\n  - path: https://github.com/acme/kb/tree/main/bundles/sales\n    ref: v2\n"
+      "  - path: file:///srv/kb.git\n    subdir: bundles/support\n    name: help\n    questions: q.yaml\n"
+      "paths: {context: {}}\n");
+  ASSERT_EQ(spec.bundles.size(), 2u);
+  EXPECT_EQ(spec.bundles[0].kind, BundleKind::git);
+  EXPECT_EQ(spec.bundles[0].git, (GitSource{"https://github.com/acme/kb.git", "v2", "bundles/sales"}));
+  EXPECT_EQ(spec.bundles[0].name, "sales");
+  EXPECT_EQ(spec.bundles[0].questions, fs::path());
+  EXPECT_EQ(spec.bundles[1].git, (GitSource{"file:///srv/kb.git", "", "bundles/support"}));
+  EXPECT_EQ(spec.bundles[1].name, "help");
+  EXPECT_EQ(spec.bundles[1].questions, fs::path("/specs/q.yaml"));
+  EXPECT_EQ(spec.bundles[0].identity(), "git:https://github.com/acme/kb.git#v2:bundles/sales|commit:|questions:");
+  EXPECT_EQ(error_of("bundles:\n  - path: file:///srv/kb.git\n  - path: file:///other/kb\npaths: {context: {}}\n"),
+            "spec.yaml:2: bundles: two bundles are named \"kb\"; give one a name:");
+  EXPECT_EQ(error_of("bundles:\n  - path: file:///srv/kb#main:../x\npaths: {context: {}}\n"),
+            "spec.yaml:2: bundles[0].path: file:///srv/kb#main:../x: the subdirectory `../x` has a `..` part; name a "
+            "folder inside the repository");
+  EXPECT_THAT(error_of("bundles:\n  - path: /specs\n    ref: v1\npaths: {context: {}}\n"),
+              HasSubstr("spec.yaml:3: bundles[0]: ref: and subdir: need a git URL in path:"));
+}
+
 // The message of the UsageError that applying `overrides` to kSpec throws.
 std::string usage_error_of(const std::vector<std::string>& overrides) {
   try {
