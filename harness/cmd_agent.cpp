@@ -34,7 +34,8 @@ struct AgentArgs {
   std::string cache_model = "none";
   std::string base_url;
   std::string api_key;
-  std::size_t max_body_chars = 8000;
+  std::size_t max_body_chars = agents::ToolsOptions{}.max_body_chars;
+  std::size_t index_char_budget = agents::ToolsOptions{}.index_char_budget;
   std::uint64_t seed = 0;
   agents::SimOptions sim;  // the policy knobs of `--model sim`
   bool sim_no_follow = false;
@@ -140,6 +141,7 @@ int run_agent_command(const AgentArgs& a) {
   tools_options.surface = *surface;
   tools_options.include = split_list(a.tools);
   tools_options.max_body_chars = a.max_body_chars;
+  tools_options.index_char_budget = a.index_char_budget;
   agents::BundleTools tools(bundle, tools_options);
 
   auto counter = retrieval::make_counter("o200k_base");
@@ -224,6 +226,10 @@ void add_agent_command(CLI::App& app, Action& action) {
                   "Never written to any file");
   cmd->add_option("--max-body-chars", args->max_body_chars, "Body budget of open/read_concept")
       ->check(number_in(harness::limits::max_body_chars))
+      ->capture_default_str();
+  cmd->add_option("--index-char-budget", args->index_char_budget,
+                  "Root index.md characters in the harnessx system prompt")
+      ->check(number_in(harness::limits::index_char_budget))
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "Sim variation seed (0 = none)")
       ->check(number_in(harness::limits::seed))

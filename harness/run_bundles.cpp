@@ -146,12 +146,15 @@ fs::path converted_subset(const ExperimentSpec& spec, const BundleSource& b, con
 
 SharedTools& LoadedBundle::tools_for(const reports::PathConfig& c) {
   std::lock_guard lock(*tools_mutex);
-  auto& slot = tools[c.surface + "|" + fmt::format("{}", fmt::join(c.tools, ","))];
+  auto& slot = tools[fmt::format("{}|{}|{}|{}", c.surface, fmt::join(c.tools, ","), c.max_body_chars.value_or(0),
+                                 c.index_char_budget.value_or(0))];
   if (!slot) {
     slot = std::make_unique<SharedTools>();
     agents::ToolsOptions options;
     options.surface = *agents::parse_surface(c.surface);
     options.include = c.tools;
+    if (c.max_body_chars) options.max_body_chars = static_cast<std::size_t>(*c.max_body_chars);
+    if (c.index_char_budget) options.index_char_budget = static_cast<std::size_t>(*c.index_char_budget);
     options.now = "2026-11-29T00:00:00Z";  // a fixed clock: staleness must not depend on the day of the run
     slot->tools = std::make_unique<agents::BundleTools>(*bundle, options, index.get());
   }

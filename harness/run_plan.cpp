@@ -27,6 +27,13 @@ void check_plan_size(const ExperimentSpec& spec, const std::vector<LoadedBundle>
                                spec.repeats, limits::planned_trials));
 }
 
+// A swept budget's values, or one unset value when the spec does not sweep it
+// (the tools' default then applies and the label leaves it out).
+std::vector<std::optional<std::int64_t>> sweep_or_unset(const std::vector<std::int64_t>& values) {
+  if (values.empty()) return {std::nullopt};
+  return {values.begin(), values.end()};
+}
+
 }  // namespace
 
 std::vector<reports::PathConfig> path_configs(const ExperimentSpec& spec) {
@@ -53,14 +60,18 @@ std::vector<reports::PathConfig> path_configs(const ExperimentSpec& spec) {
         std::optional<std::vector<std::string>> tools =
             agents::tools_for_surface(written, *agents::parse_surface(surface));
         if (!tools || !seen.insert(*tools).second) continue;  // the spec reader refused lists that do not map
-        for (int turns : spec.agent->max_turns) {
-          reports::PathConfig c;
-          c.kind = reports::PathKind::agent;
-          c.surface = surface;
-          c.tools = *tools;
-          c.max_turns = turns;
-          base.push_back(c);
-        }
+        for (int turns : spec.agent->max_turns)
+          for (std::optional<std::int64_t> body : sweep_or_unset(spec.agent->max_body_chars))
+            for (std::optional<std::int64_t> index : sweep_or_unset(spec.agent->index_char_budget)) {
+              reports::PathConfig c;
+              c.kind = reports::PathKind::agent;
+              c.surface = surface;
+              c.tools = *tools;
+              c.max_turns = turns;
+              c.max_body_chars = body;
+              c.index_char_budget = index;
+              base.push_back(c);
+            }
       }
     }
     if (base.size() == before) {

@@ -37,7 +37,7 @@ const std::set<std::string> kPathBundleKeys = {"path", "name", "questions", "ref
 const std::set<std::string> kGenerateKeys = {"concepts", "seed", "layers", "questions"};
 const std::set<std::string> kConvertKeys = {"format", "source", "split", "concepts"};
 const std::set<std::string> kContextKeys = {"budget_tokens", "k", "hops", "strategy"};
-const std::set<std::string> kAgentKeys = {"surface", "tools", "max_turns"};
+const std::set<std::string> kAgentKeys = {"surface", "tools", "max_turns", "max_body_chars", "index_char_budget"};
 const std::set<std::string> kModelKeys = {"name", "label", "base_url", "api_key_env", "headers",
                                           "connect_timeout_seconds", "request_timeout_seconds",
                                           "trial_deadline_seconds", "max_output_tokens", "temperature", "price", "replay"};
@@ -351,6 +351,11 @@ void read_paths(const SpecReader& r, const YAML::Node& node, ExperimentSpec& spe
       }
     }
     if (a["max_turns"]) sweep.max_turns = r.number_list<int>(a["max_turns"], "paths.agent.max_turns", limits::max_turns);
+    if (a["max_body_chars"])
+      sweep.max_body_chars = r.number_list<std::int64_t>(a["max_body_chars"], "paths.agent.max_body_chars", limits::max_body_chars);
+    if (a["index_char_budget"])
+      sweep.index_char_budget =
+          r.number_list<std::int64_t>(a["index_char_budget"], "paths.agent.index_char_budget", limits::index_char_budget);
     check_tools_fit(r, a["tools"] ? a["tools"] : a, sweep);
     spec.agent = sweep;
   }
@@ -552,7 +557,12 @@ std::uint64_t trials_per_question(const ExperimentSpec& spec) {
     const auto& c = *spec.context;
     paths += times(times(c.budget_tokens.size(), c.k.size()), times(c.hops.size(), c.strategy.size()));
   }
-  if (spec.agent) paths += times(spec.agent->surface.size(), times(spec.agent->tools.size(), spec.agent->max_turns.size()));
+  if (spec.agent) {
+    const auto& a = *spec.agent;
+    const std::uint64_t budgets = times(std::max<std::size_t>(1, a.max_body_chars.size()),
+                                        std::max<std::size_t>(1, a.index_char_budget.size()));
+    paths += times(times(a.surface.size(), a.tools.size()), times(a.max_turns.size(), budgets));
+  }
   std::uint64_t models = 0;
   for (const auto& model : spec.models) models += model.name == "sim" ? spec.cache_models.size() : 1;
   return times(times(std::min(paths, cap), std::min(models, cap)), static_cast<std::uint64_t>(spec.repeats));

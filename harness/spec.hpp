@@ -37,6 +37,8 @@
 //       surface: [grafito]         # grafito or harnessx tool names
 //       tools: [[browse, search, open, follow, history, remember], [search, open]]
 //       max_turns: [12]            # [1..1000]
+//       max_body_chars: [8000]     # [1..100000000] body characters open/read_concept return (default 8000)
+//       index_char_budget: [4000]  # [1..100000000] root index.md characters in the harnessx prompt (default 4000)
 //   models:                        # default [sim]; each entry a name or a mapping
 //     - sim                        # the offline model
 //     - openai:gpt-4o-mini         # an OpenAI-compatible endpoint (Chat Completions)
@@ -130,6 +132,9 @@ struct AgentSweep {
   std::vector<std::string> surface = {"grafito"};
   std::vector<std::vector<std::string>> tools = {{"browse", "search", "open", "follow", "history", "remember"}};
   std::vector<int> max_turns = {12};
+  // The tools' budgets; empty = the tools' defaults (8,000 and 4,000), not swept.
+  std::vector<std::int64_t> max_body_chars;
+  std::vector<std::int64_t> index_char_budget;
 };
 
 // The judge a spec names (harness/judge.hpp builds it).

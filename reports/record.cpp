@@ -88,6 +88,8 @@ std::string PathConfig::label() const {
   if (!surface.empty()) out += " surface=" + surface;
   if (!tools.empty()) out += fmt::format(" tools={}", fmt::join(tools, "+"));
   if (max_turns) out += fmt::format(" max_turns={}", *max_turns);
+  if (max_body_chars) out += fmt::format(" max_body_chars={}", *max_body_chars);
+  if (index_char_budget) out += fmt::format(" index_char_budget={}", *index_char_budget);
   if (!model.empty()) out += " model=" + model;
   if (!cache_model.empty()) out += " cache=" + cache_model;
   return out;
@@ -105,6 +107,8 @@ void to_json(json& j, const PathConfig& v) {
            {"model", v.model},
            {"cache_model", v.cache_model},
            {"repeat", v.repeat}};
+  if (v.max_body_chars) j["max_body_chars"] = *v.max_body_chars;
+  if (v.index_char_budget) j["index_char_budget"] = *v.index_char_budget;
 }
 
 void from_json(const json& j, PathConfig& v) {
@@ -119,6 +123,8 @@ void from_json(const json& j, PathConfig& v) {
   read(j, "surface", v.surface);
   read(j, "tools", v.tools);
   read(j, "max_turns", v.max_turns);
+  read(j, "max_body_chars", v.max_body_chars);
+  read(j, "index_char_budget", v.index_char_budget);
   read(j, "model", v.model);
   read(j, "cache_model", v.cache_model);
   read(j, "repeat", v.repeat);

@@ -47,6 +47,11 @@ struct PathConfig {
   std::string surface;             // agent tool surface name, e.g. "okf" or "harnessx"
   std::vector<std::string> tools;  // agent tools offered, in the order offered
   std::optional<int> max_turns;
+  // The agent tools' budgets: open/read_concept body characters and the
+  // root index characters of the harnessx prompt; unset = the tools'
+  // defaults (8,000 and 4,000), and then left out of label() and the JSON.
+  std::optional<std::int64_t> max_body_chars;
+  std::optional<std::int64_t> index_char_budget;
   std::string model;        // e.g. "sim", "gpt-4.1-mini"
   std::string cache_model;  // "none", "openai", "anthropic"
   int repeat = 0;           // repeat index; not part of label()

@@ -163,6 +163,18 @@ std::string usage_error_of(const std::vector<std::string>& overrides) {
   return "(no error)";
 }
 
+TEST(Spec, ToolBudgetsAreSweepableAndRangeChecked) {
+  const std::string head = "bundles:\n  - generate: {concepts: 10}\npaths:\n  agent:\n    tools: [search, open]\n";
+  const ExperimentSpec spec = parse(head + "    max_body_chars: [500, 2000]\n    index_char_budget: 300\n");
+  EXPECT_EQ(spec.agent->max_body_chars, (std::vector<std::int64_t>{500, 2000}));
+  EXPECT_EQ(spec.agent->index_char_budget, (std::vector<std::int64_t>{300}));
+  EXPECT_TRUE(parse(head).agent->max_body_chars.empty());
+  EXPECT_EQ(error_of(head + "    max_body_chars: [0]\n"),
+            "spec.yaml:6: paths.agent.max_body_chars[0]: expected an integer from 1 to 100000000, got \"0\"");
+  EXPECT_EQ(error_of(head + "    index_char_budget: -1\n"),
+            "spec.yaml:6: paths.agent.index_char_budget: expected an integer from 1 to 100000000, got \"-1\"");
+}
+
 TEST(Spec, GradersAndJudge) {
   const ExperimentSpec plain = parse(kSpec);
   EXPECT_EQ(plain.graders, (std::vector<std::string>{"facts", "citations", "answered"}));
