@@ -166,6 +166,9 @@ struct HttpServer::Impl {
 HttpServer::HttpServer(Server& server) : impl_(std::make_unique<Impl>(server)) {
   Impl* impl = impl_.get();
   impl->http.set_payload_max_length(jsonrpc::kMaxMessageBytes);
+  // stop() waits for idle keep-alive connections to time out (httplib's
+  // default is 5 s); clients on loopback reconnect for next to nothing.
+  impl->http.set_keep_alive_timeout(1);
   // httplib's default adds SO_REUSEPORT, with which a second server binds a
   // port already in use and the two share its requests; a taken port must be an error.
   impl->http.set_socket_options([](socket_t sock) {

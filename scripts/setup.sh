@@ -29,10 +29,19 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[[ ${#missing[@]} -eq 0 ]] && exit 0
+if [[ ${#missing[@]} -gt 0 ]]; then
+  sudo=""
+  [[ $(id -u) -ne 0 ]] && sudo="sudo"
+  echo "setup: installing ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
 
-sudo=""
-[[ $(id -u) -ne 0 ]] && sudo="sudo"
-echo "setup: installing ${missing[*]}" >&2
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# The MCP tests drive `okfbench mcp` with the official TypeScript SDK client,
+# pinned by tests/mcp/package-lock.json; npm ci again when the lock file changed.
+mcp_client="$(cd "$(dirname "$0")/../tests/mcp" && pwd)"
+installed="$mcp_client/node_modules/.package-lock.json"
+if [[ ! -f "$installed" || "$mcp_client/package-lock.json" -nt "$installed" ]]; then
+  echo "setup: npm ci in tests/mcp (the MCP SDK client)" >&2
+  (cd "$mcp_client" && npm ci --ignore-scripts --no-audit --no-fund >/dev/null)
+fi
