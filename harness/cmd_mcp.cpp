@@ -10,6 +10,7 @@
 #include <iostream>
 #include <memory>
 
+#include "harness/build_info.hpp"
 #include "harness/commands.hpp"
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
@@ -80,6 +81,7 @@ int run_mcp(const McpArgs& a) {
   options.tools = split_commas(a.tools);
   options.allow_write = a.allow_write;
   options.max_body_chars = a.max_body_chars;
+  options.version = std::string(harness::build_version());
   mcp::Server server(served, options, log.get());
   std::string tools = fmt::format("{}", fmt::join(server.tool_names(), ", "));
   if (a.transport == "stdio") {

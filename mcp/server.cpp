@@ -185,7 +185,7 @@ struct Server::Impl {
       instructions = fmt::format("Bundles: {}. Every tool takes \"bundle\" naming one.\n{}", joined(bundle_names()), instructions);
     return {{"protocolVersion", session.protocol_version},
             {"capabilities", {{"tools", {{"listChanged", false}}}, {"resources", {{"listChanged", false}, {"subscribe", false}}}}},
-            {"serverInfo", {{"name", "okfbench"}, {"title", "okfbench OKF bundle tools"}, {"version", OKFBENCH_VERSION}}},
+            {"serverInfo", {{"name", "okfbench"}, {"title", "okfbench OKF bundle tools"}, {"version", options.version}}},
             {"instructions", instructions}};
   }
 

@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <map>
+#include <numeric>
+#include <thread>
+
 #include "mcp/jsonrpc.hpp"
 #include "tests/mcp/mcp_fixture.hpp"
 
@@ -103,6 +107,55 @@ TEST(HttpTransport, StopsByItselfAndTheSecondBindOfAPortFails) {
   EXPECT_THROW(second.start(h.port), InputError);
   h.http.stop();
   EXPECT_FALSE(h.client.Get(kEndpoint));  // nothing listens any more
+}
+
+TEST(HttpTransport, SessionsAreCappedAndAnEndedOneFreesItsPlace) {
+  Http h;
+  std::vector<std::string> ids;
+  for (std::size_t i = 0; i < kMaxSessions; ++i) ids.push_back(h.open_session());
+  auto full = h.post(request(1, "initialize", initialize_params()));
+  ASSERT_TRUE(full);
+  EXPECT_EQ(full->status, 503);
+  EXPECT_EQ(h.http.sessions(), kMaxSessions);
+  EXPECT_EQ(h.client.Delete(kEndpoint, {{"Mcp-Session-Id", ids.front()}})->status, 200);
+  EXPECT_EQ(h.open_session().size(), 32u);
+}
+
+TEST(HttpTransport, ConcurrentSessionsAreEachAnsweredAndAccounted) {
+  retrieval::Bundle bundle = retrieval::Bundle::load(demo());
+  std::filesystem::path log_path = test::fresh_dir("mcp-http-log") / "session.jsonl";
+  SessionLog log(log_path);
+  Server server({{"demo", &bundle}}, {}, &log);
+  HttpServer http(server);
+  int port = http.start(0);
+  constexpr int kClients = 4, kCalls = 10;
+  std::vector<int> answered(kClients, 0);
+  std::vector<std::thread> clients;
+  for (int c = 0; c < kClients; ++c)
+    clients.emplace_back([&, c] {
+      httplib::Client client("127.0.0.1", port);
+      auto init = client.Post(kEndpoint, request(0, "initialize", initialize_params()).dump(), "application/json");
+      if (!init || init->status != 200) return;
+      httplib::Headers session{{"Mcp-Session-Id", init->get_header_value("Mcp-Session-Id")}};
+      for (int i = 1; i <= kCalls; ++i) {
+        json call = request(i, "tools/call", {{"name", "search"}, {"arguments", {{"query", "query " + std::to_string(c)}}}});
+        auto res = client.Post(kEndpoint, session, call.dump(), "application/json");
+        if (res && res->status == 200 && json::parse(res->body)["id"] == i) ++answered[c];
+      }
+    });
+  for (std::thread& t : clients) t.join();
+  http.stop();
+  for (int c = 0; c < kClients; ++c) EXPECT_EQ(answered[c], kCalls) << "client " << c;
+  std::vector<reports::SessionEvent> events = reports::read_session_log(log_path);
+  std::map<std::string, std::vector<std::int64_t>> seqs;  // each session's calls numbered 1..kCalls, none lost
+  for (const reports::SessionEvent& e : events)
+    if (e.event == "call") seqs[e.session].push_back(e.seq);
+  ASSERT_EQ(seqs.size(), static_cast<std::size_t>(kClients));
+  for (const auto& [session, numbers] : seqs) {
+    std::vector<std::int64_t> expected(kCalls);
+    std::iota(expected.begin(), expected.end(), 1);
+    EXPECT_EQ(numbers, expected) << session;
+  }
 }
 
 }  // namespace

@@ -30,8 +30,11 @@ TEST(McpServer, InitializeNegotiatesTheAskedRevisionOrTheLatest) {
     EXPECT_EQ(reply["result"]["protocolVersion"], asked);
     EXPECT_EQ(d.session.protocol_version, asked);
   }
-  Demo d;
+  ServerOptions o;
+  o.version = "9.8.7";
+  Demo d(o);
   json reply = d.initialize("2099-01-01");
+  EXPECT_EQ(reply["result"]["serverInfo"]["version"], "9.8.7");
   EXPECT_EQ(reply["result"]["protocolVersion"], "2025-06-18");
   EXPECT_EQ(reply["result"]["serverInfo"]["name"], "okfbench");
   EXPECT_TRUE(reply["result"]["capabilities"].contains("tools"));
