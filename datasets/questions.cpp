@@ -241,6 +241,21 @@ QuestionSet parse_questions(std::string_view yaml, std::string_view source) {
 
 QuestionSet load_questions(const fs::path& path) { return parse_questions(read_text(path), path.string()); }
 
+namespace {
+
+// A YAML reader refuses an implicit key longer than 1024 characters, and
+// yaml-cpp's emitter switches to an explicit "? key" only by the key's length
+// before escaping: 300 control characters become 1,200 as \x01 escapes.
+// So the decision is made on the key as it is written.
+void write_key(YAML::Emitter& out, const std::string& key) {
+  YAML::Emitter alone;
+  alone << YAML::DoubleQuoted << key;
+  if (alone.size() > 1000) out << YAML::LongKey;
+  out << YAML::Key << YAML::DoubleQuoted << key;
+}
+
+}  // namespace
+
 std::string to_yaml(const QuestionSet& set) {
   YAML::Emitter out;
   out << YAML::BeginMap;
@@ -252,7 +267,10 @@ std::string to_yaml(const QuestionSet& set) {
     out << YAML::Key << "text" << YAML::Value << YAML::DoubleQuoted << q.text;
     if (!q.relevant.empty()) {
       out << YAML::Key << "relevant" << YAML::Value << YAML::BeginMap;
-      for (const auto& [id, grade] : q.relevant) out << YAML::Key << YAML::DoubleQuoted << id << YAML::Value << grade;
+      for (const auto& [id, grade] : q.relevant) {
+        write_key(out, id);
+        out << YAML::Value << grade;
+      }
       out << YAML::EndMap;
     }
     if (!q.answer_facts.empty()) {

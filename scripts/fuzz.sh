@@ -2,6 +2,9 @@
 # Builds the libFuzzer targets (tests/fuzz) with clang in build-fuzz/ and runs
 # each for SECONDS (default 60), one after another, single process.
 #   scripts/fuzz.sh [SECONDS] [TARGET...]     e.g. scripts/fuzz.sh 600 spec set
+#   scripts/fuzz.sh --runs N [TARGET...]      N inputs per target from the committed
+#                                             seeds with a fixed seed (what
+#                                             scripts/test.sh runs)
 # Each target starts from a working copy of its seed corpus,
 # build-fuzz/corpus/<target>/ (kept between runs, so inputs found earlier are
 # reused; the committed tests/fuzz/corpus/ is never written). A crash, leak,
@@ -11,9 +14,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds="${1:-60}"
-[[ "$seconds" =~ ^[0-9]+$ && "$seconds" -gt 0 ]] || { echo "usage: scripts/fuzz.sh [SECONDS] [TARGET...]" >&2; exit 2; }
-shift $(( $# > 0 ? 1 : 0 ))
+usage="usage: scripts/fuzz.sh [SECONDS | --runs N] [TARGET...]"
+# A timed run explores from the kept working corpus and finds new inputs; a
+# counted run starts from the committed seeds alone with libFuzzer's seed
+# fixed, so CI replays every seed and then mutates the same way whatever the
+# machine's speed, rather than failing by the luck of one machine.
+limit=()
+if [[ "${1:-}" == "--runs" ]]; then
+  runs="${2:-}"
+  [[ "$runs" =~ ^[0-9]+$ && "$runs" -gt 0 ]] || { echo "$usage" >&2; exit 2; }
+  limit=(-runs="$runs" -seed=1)
+  shift 2
+else
+  seconds="${1:-60}"
+  [[ "$seconds" =~ ^[0-9]+$ && "$seconds" -gt 0 ]] || { echo "$usage" >&2; exit 2; }
+  limit=(-max_total_time="$seconds")
+  shift $(( $# > 0 ? 1 : 0 ))
+fi
 
 scripts/setup.sh
 
@@ -42,10 +59,11 @@ for target in "${targets[@]}"; do
   crashes=$build/crashes/$target
   log=$build/logs/$target.log
   [[ -d "$seeds" ]] || { echo "fuzz.sh: no seed corpus $seeds" >&2; exit 2; }
+  [[ -n "${runs:-}" ]] && rm -rf "$work"
   mkdir -p "$work" "$crashes"
   cp -n "$seeds"/* "$work"/
   before=$(find "$crashes" -type f | sort)
-  if "$build/tests/fuzz/fuzz_$target" "$work" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  if "$build/tests/fuzz/fuzz_$target" "$work" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 \
        -artifact_prefix="$crashes/" -print_final_stats=1 >"$log" 2>&1; then
     echo "fuzz $target: $(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1)"
   else

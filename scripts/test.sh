@@ -2,8 +2,10 @@
 # Set up, configure, build (-j2) and run every test.
 #   scripts/test.sh              Release build in build/, warnings as errors under CI=true
 #   scripts/test.sh --sanitize   the same suite under address,undefined sanitizers (build-sanitize/)
-# Then (not with --sanitize) scripts/check-deb.sh builds and checks the Debian package, and each libFuzzer target runs for OKFBENCH_FUZZ_SECONDS seconds
-# (default 3; 0 skips) through scripts/fuzz.sh, which builds them with clang in build-fuzz/.
+# Then (not with --sanitize) scripts/check-deb.sh builds and checks the Debian package, and
+# each libFuzzer target runs OKFBENCH_FUZZ_RUNS inputs (default 2000; 0 skips) from its
+# committed seeds with a fixed seed, through scripts/fuzz.sh, which builds them with clang
+# in build-fuzz/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,7 +39,7 @@ fi
 if [[ -z "$sanitize" ]]; then
   scripts/check-deb.sh --build "$build"
 fi
-fuzz_seconds="${OKFBENCH_FUZZ_SECONDS:-3}"
-if [[ -z "$sanitize" && "$fuzz_seconds" != "0" ]]; then
-  scripts/fuzz.sh "$fuzz_seconds"
+fuzz_runs="${OKFBENCH_FUZZ_RUNS:-2000}"
+if [[ -z "$sanitize" && "$fuzz_runs" != "0" ]]; then
+  scripts/fuzz.sh --runs "$fuzz_runs"
 fi
