@@ -27,6 +27,7 @@ struct RunArgs {
   std::string shard;
   std::optional<std::size_t> shards;
   std::string progress = "auto";
+  std::string transcripts = "all";
   bool allow_unpriced = false;
   bool retry_failed = false;
   std::string cache_db;
@@ -90,6 +91,7 @@ int run(const RunArgs& args) {
   options.retry_failed = args.retry_failed;
   options.cache_db = args.cache_db;
   options.record_dir = args.record;
+  options.transcripts = harness::parse_transcript_mode(args.transcripts);
   const harness::RunResult result = harness::run_experiment(spec, options);
   if (args.dry_run) {
     print_dry_run(result);
@@ -102,7 +104,8 @@ int run(const RunArgs& args) {
   if (result.unpriced > 0) std::printf(" (%zu trials without a price)", result.unpriced);
   if (result.judge_spent_usd > 0) std::printf(" and $%.4f on the judge", result.judge_spent_usd);
   std::printf("; %.1f s\n", result.seconds);
-  std::printf("wrote report.md, report.json, results.sqlite, results.jsonl and manifest.json to %s\n",
+  std::printf("wrote report.md, report.json, results.sqlite, results.jsonl%s and manifest.json to %s\n",
+              options.transcripts == harness::TranscriptMode::none ? "" : ", transcripts.jsonl.zst",
               result.out_dir.string().c_str());
   if (result.failures_remaining > 0) print_failures(result);
   if (result.stopped_at_cost_cap) {
@@ -137,6 +140,10 @@ void add_run_command(CLI::App& app, Action& action) {
   cmd->add_option("--cache-db", args->cache_db, "SQLite response cache for provider models (a hit costs nothing)");
   cmd->add_option("--record", args->record,
                   "Write one cassette per trial into this folder (DIR/<trial key>.jsonl); a model with replay: DIR answers from them");
+  cmd->add_option("--transcripts", args->transcripts,
+                  "Which trials keep their conversation in DIR/transcripts.jsonl.zst: all, errors or none")
+      ->check(CLI::IsMember({"all", "errors", "none"}))
+      ->capture_default_str();
   cmd->callback([args, &action] { action = [args] { return run(*args); }; });
 }
 

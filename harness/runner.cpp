@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "harness/data_files.hpp"
@@ -23,6 +24,7 @@
 #include "harness/run_pricing.hpp"
 #include "harness/store.hpp"
 #include "harness/trial.hpp"
+#include "reports/transcript.hpp"
 #include "reports/pricing.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/saturate.hpp"
@@ -59,6 +61,7 @@ struct RunState {
   Pacer pacer;
   ProgressReport progress;
   TrialSetup setup;
+  std::unique_ptr<reports::TranscriptWriter> transcripts;  // null with --transcripts none
   std::atomic<std::size_t> next{0};
   std::atomic<bool> stop{false};
   std::mutex mutex;  // guards the figures below
@@ -70,7 +73,18 @@ struct RunState {
   std::exception_ptr fatal;  // a failure to store a result: the run stops and rethrows it
 };
 
-void record_finished(RunState& s, reports::TrialRecord r, int runs_before) {
+// Whether the run keeps this trial's transcript.
+bool keeps_transcript(const RunState& s, const reports::TrialRecord& r) {
+  if (!s.transcripts) return false;
+  return s.options.transcripts == TranscriptMode::all || !r.error.empty();
+}
+
+// The transcript is written before the record: a kill between the two
+// leaves a transcript without a record, which the next open drops and the
+// resumed run writes again with its trial.
+void record_finished(RunState& s, TrialOutcome outcome, int runs_before) {
+  reports::TrialRecord& r = outcome.record;
+  if (keeps_transcript(s, r)) s.transcripts->add(outcome.transcript, outcome.prompts);
   if (runs_before > 0) {
     r.runs = runs_before + 1;
     s.store.replace(r);
@@ -184,6 +198,11 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
   if (spec.judge) judge = JudgeSettings{spec.judge->model, spec.judge->votes, spec.cache_dir / "judge-responses.sqlite"};
   state.setup.graders = make_graders(spec.graders, judge);
   prepare_models(state.setup, std::move(endpoints));
+  if (options.transcripts != TranscriptMode::none) {
+    std::set<std::string> keys;
+    for (const auto& r : stored_records) keys.insert(r.trial_key);
+    state.transcripts = reports::TranscriptWriter::open(result.out_dir, keys);
+  }
   // Spend so far counts against the cap: the trials' and their judges',
   // failed runs that were replaced included.
   for (const auto* records : {&stored_records, &superseded}) {

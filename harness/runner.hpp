@@ -64,6 +64,7 @@
 
 #include "harness/pacer.hpp"
 #include "harness/spec.hpp"
+#include "harness/transcripts.hpp"
 #include "reports/pricing.hpp"
 #include "reports/record.hpp"
 
@@ -97,6 +98,8 @@ struct RunOptions {
   // A model entry with `replay: RECORD_DIR` answers from them.
   std::filesystem::path record_dir;
   PacingClock* pacing_clock = nullptr;  // nullptr = the system clock; tests pass a fake one
+  // Which trials keep their conversation in DIR/transcripts.jsonl.zst.
+  TranscriptMode transcripts = TranscriptMode::all;
 };
 
 // Stored failures with one message, for the end-of-run summary.

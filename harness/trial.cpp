@@ -11,8 +11,10 @@
 #include "agents/call_error.hpp"
 #include "agents/context_prompt.hpp"
 #include "agents/decorators.hpp"
+#include "agents/secrets.hpp"
 #include "agents/sim_model.hpp"
 #include "harness/judge.hpp"
+#include "harness/transcripts.hpp"
 #include "harness/trial_model.hpp"
 #include "reports/measures.hpp"
 #include "reports/trial_metrics.hpp"
@@ -136,7 +138,7 @@ void add_evidence(reports::TrialRecord& r, const datasets::Question& q, const re
   if (scores.recall) r.measures.push_back({"citation_recall", *scores.recall});
 }
 
-void run_context_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets::Question& q, agents::ChatModel& model,
+void run_context_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets::Question& q, TranscriptRecorder& model,
                        const ModelSpec& settings, const retrieval::TokenCounter& counter, double& retrieval_ms) {
   retrieval::ContextOptions options;
   options.k = static_cast<std::size_t>(*r.config.k);
@@ -152,6 +154,7 @@ void run_context_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets:
     if (c.reason == retrieval::PackReason::seed) r.retrieved_ids.push_back(c.id);
   }
   r.context_tokens = static_cast<std::int64_t>(pack.tokens);
+  model.set_pack(r.packed);
   // As in the agent loop, the request names no model: the ChatModel knows
   // which one it is, so a cassette or cache entry holds for any label.
   agents::ChatRequest request;
@@ -166,7 +169,7 @@ void run_context_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets:
   add_evidence(r, q, *b.bundle);
 }
 
-void run_agent_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets::Question& q, agents::ChatModel& model,
+void run_agent_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets::Question& q, TranscriptRecorder& model,
                      const ModelSpec& settings, const retrieval::TokenCounter& counter, double& retrieval_ms) {
   TrialTools tools(b.tools_for(r.config));
   agents::AgentOptions options;
@@ -176,6 +179,7 @@ void run_agent_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets::Q
   if (settings.temperature) options.temperature = settings.temperature;
   const agents::AgentRun run = agents::run_agent(model, tools, q.text, options);
   retrieval_ms = tools.ms();
+  model.note_conversation(run.messages);
   r.turns = record_turns(run);
   r.retrieved_ids = tools.retrieved();
   r.opened_ids = agents::opened_concepts(run, *b.bundle);
@@ -291,7 +295,7 @@ void prepare_models(TrialSetup& s, std::map<std::string, agents::Endpoint> endpo
   }
 }
 
-reports::TrialRecord run_trial(TrialSetup& s, const PlannedTrial& t) {
+TrialOutcome run_trial(TrialSetup& s, const PlannedTrial& t) {
   LoadedBundle& b = s.bundles[t.bundle];
   const datasets::Question& q = find_question(b, t.question_id);
   const ModelSpec& settings = *s.models.at(t.config.model);
@@ -307,12 +311,15 @@ reports::TrialRecord run_trial(TrialSetup& s, const PlannedTrial& t) {
                      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(settings.trial_deadline_seconds)),
                      settings.trial_deadline_seconds};
   double retrieval_ms = 0;
+  std::unique_ptr<PacedModel> model;
+  std::optional<TranscriptRecorder> recorder;
   try {
-    const std::unique_ptr<PacedModel> model = make_trial_model(s, t, pacing);
+    model = make_trial_model(s, t, pacing);
+    recorder.emplace(*model, s.secrets, s.counter);
     if (t.config.kind == reports::PathKind::context) {
-      run_context_trial(r, b, q, *model, settings, s.counter, retrieval_ms);
+      run_context_trial(r, b, q, *recorder, settings, s.counter, retrieval_ms);
     } else {
-      run_agent_trial(r, b, q, *model, settings, s.counter, retrieval_ms);
+      run_agent_trial(r, b, q, *recorder, settings, s.counter, retrieval_ms);
     }
     r.timings.model_ms = model->ms();
   } catch (const std::exception& e) {
@@ -322,7 +329,17 @@ reports::TrialRecord run_trial(TrialSetup& s, const PlannedTrial& t) {
   r.timings.total_ms = ms_since(start);
   r.timings.retrieval_ms = retrieval_ms;
   grade_trial(r, b, q, s.graders);
-  return r;
+  TrialOutcome out;
+  if (recorder) {
+    recorder->attribute(r.turns);
+    out.transcript = recorder->transcript(r.trial_key, r.answer, r.error);
+    out.prompts = recorder->prompts();
+  } else {
+    out.transcript.trial_key = r.trial_key;
+    out.transcript.error = agents::redact(r.error, s.secrets);
+  }
+  out.record = std::move(r);
+  return out;
 }
 
 

@@ -21,6 +21,7 @@
 #include "harness/spec.hpp"
 #include "reports/graders.hpp"
 #include "reports/record.hpp"
+#include "reports/transcript.hpp"
 #include "retrieval/token_counter.hpp"
 
 namespace okfbench::harness {
@@ -82,8 +83,16 @@ void prepare_models(TrialSetup& s, std::map<std::string, agents::Endpoint> endpo
 // The endpoint a provider model's base URL is recorded under.
 agents::Provider provider_of(const ModelSpec& m);
 
+// A finished trial: its record and its conversation.
+struct TrialOutcome {
+  reports::TrialRecord record;
+  reports::Transcript transcript;
+  std::vector<reports::TranscriptPrompt> prompts;  // the prompts the transcript's turns name
+};
+
 // Runs one planned trial and grades it. A failure of the path (a model or
-// tool error, the deadline) is the record's error, never an exception.
-reports::TrialRecord run_trial(TrialSetup& s, const PlannedTrial& t);
+// tool error, the deadline) is the record's error, never an exception. Each
+// turn of the record carries its input attribution.
+TrialOutcome run_trial(TrialSetup& s, const PlannedTrial& t);
 
 }  // namespace okfbench::harness

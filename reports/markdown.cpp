@@ -3,12 +3,15 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
+#include <vector>
 #include <set>
 #include <string_view>
 #include <utility>
 
 #include "reports/format.hpp"
 #include "reports/pareto.hpp"
+#include "reports/spend.hpp"
 #include "reports/writers.hpp"
 
 namespace okfbench::reports {
@@ -93,6 +96,38 @@ std::string front_section(const Summary& s, std::string_view quality, std::strin
     out += "\n";
   }
   return out.empty() ? out : fmt::format("## Cost against {}\n\n", title) + out;
+}
+
+// Shares of a row's spend by origin group, the biggest first; a group of
+// several origins (pack) lists nothing more, tool origins name their tool.
+std::string spend_cells(const SummaryRow& row) {
+  double total = 0;
+  std::map<std::string, double> groups;
+  for (const auto& [origin, dollars] : row.spend_by_origin) {
+    total += dollars;
+    groups[origin_group(origin)] += dollars;
+  }
+  std::vector<std::pair<std::string, double>> sorted(groups.begin(), groups.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::vector<std::string> cells;
+  for (const auto& [group, dollars] : sorted) {
+    cells.push_back(fmt::format("{} {}", group, format_share(total > 0 ? std::optional(dollars / total) : std::nullopt)));
+  }
+  return fmt::format("{}", fmt::join(cells, ", "));
+}
+
+std::string spend_section(const Summary& s) {
+  std::string out;
+  for (const auto& row : s.rows) {
+    if (row.spend_attributed_trials == 0) continue;
+    out += fmt::format("| {} | {} | {} | {} |\n", row.bundle, row.label, row.spend_attributed_trials, spend_cells(row));
+  }
+  if (out.empty()) return out;
+  return "## Share of spend by origin\n\nEach call's dollars split by where its tokens came from (tools = the tool "
+         "schemas, question, pack = the packed blocks, history = earlier replies and tool results sent again, new = "
+         "tool results sent the first time, framing, output), summed over the configuration's finished trials.\n\n"
+         "| bundle | path | trials | share of spend |\n|---|---|--:|---|\n" +
+         out + "\n";
 }
 
 std::string measures_section(const Summary& s) {
@@ -231,6 +266,7 @@ std::string markdown_report(const RunManifest& manifest, const Summary& summary,
                     headline_markdown(summary) + "\n";
   out += per_turn_section(summary);
   out += tool_bytes_section(summary);
+  out += spend_section(summary);
   out += front_section(summary, "evidence_recall", "evidence recall");
   out += front_section(summary, kAnswerGrader, "answer score");
   out += graders_section(summary);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "reports/json_fields.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/json_text.hpp"
 
@@ -16,49 +17,10 @@ using nlohmann::json;
 
 namespace {
 
-// Field readers: a missing optional field keeps the default; a field of the
-// wrong type is an InputError naming the field.
-const char* type_name_of(const json& j) { return j.type_name(); }
-
-template <typename T>
-void read(const json& j, const char* key, T& out) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return;
-  try {
-    out = it->get<T>();
-  } catch (const json::exception&) {
-    throw InputError(fmt::format("field '{}' has type {}, which does not fit", key, type_name_of(*it)));
-  } catch (const InputError& e) {
-    throw InputError(fmt::format("in '{}': {}", key, e.what()));
-  }
-}
-
-template <typename T>
-void read(const json& j, const char* key, std::optional<T>& out) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) {
-    out.reset();
-    return;
-  }
-  T value{};
-  read(j, key, value);
-  out = value;
-}
-
-template <typename T>
-void read_required(const json& j, const char* key, T& out) {
-  if (!j.contains(key) || j.at(key).is_null()) throw InputError(fmt::format("field '{}' is missing", key));
-  read(j, key, out);
-}
-
-template <typename T>
-json opt(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
-}
-
-void require_object(const json& j, const char* what) {
-  if (!j.is_object()) throw InputError(fmt::format("{} must be a JSON object, not {}", what, j.type_name()));
-}
+using json_fields::opt;
+using json_fields::read;
+using json_fields::read_required;
+using json_fields::require_object;
 
 void check_schema(int version) {
   if (version < 1 || version > kSchemaVersion) {
@@ -147,6 +109,15 @@ void from_json(const json& j, ToolCallRecord& v) {
   read(j, "repeated", v.repeated);
 }
 
+void to_json(json& j, const InputShare& v) { j = json{{"origin", v.origin}, {"tokens", v.tokens}}; }
+
+void from_json(const json& j, InputShare& v) {
+  require_object(j, "input share");
+  read_required(j, "origin", v.origin);
+  read_required(j, "tokens", v.tokens);
+  if (v.tokens < 0) throw InputError(fmt::format("field 'tokens' is {}; expected a count of 0 or more", v.tokens));
+}
+
 void to_json(json& j, const TurnRecord& v) {
   j = json{{"input_tokens", opt(v.input_tokens)},
            {"cached_tokens", opt(v.cached_tokens)},
@@ -155,6 +126,7 @@ void to_json(json& j, const TurnRecord& v) {
            {"new_input_tokens", opt(v.new_input_tokens)},
            {"tool_calls", v.tool_calls},
            {"dropped_tool_calls", v.dropped_tool_calls}};
+  if (!v.attribution.empty()) j["attribution"] = v.attribution;
 }
 
 void from_json(const json& j, TurnRecord& v) {
@@ -166,6 +138,7 @@ void from_json(const json& j, TurnRecord& v) {
   read(j, "new_input_tokens", v.new_input_tokens);
   read(j, "tool_calls", v.tool_calls);
   read(j, "dropped_tool_calls", v.dropped_tool_calls);
+  read(j, "attribution", v.attribution);
 }
 
 void to_json(json& j, const PackedConcept& v) { j = json{{"id", v.id}, {"tokens", v.tokens}, {"reason", v.reason}}; }

@@ -11,7 +11,8 @@
 //   treating them as zero.
 // - Schema changes bump kSchemaVersion; readers reject records from a newer
 //   schema with a message that says which version they understand, and read
-//   every older one (version 1 records have no grades and no judge usage).
+//   every older one (version 1 records have no grades and no judge usage,
+//   version 2 ones no attribution).
 // - Core types hold no JSON; conversion lives in to_json/from_json below and
 //   in the read/write helpers at the end.
 #include <cstdint>
@@ -26,7 +27,8 @@
 namespace okfbench::reports {
 
 // 2: grades[] and judge_usage (reports/graders.hpp).
-inline constexpr int kSchemaVersion = 2;
+// 3: turns[].attribution (each call's input tokens by origin).
+inline constexpr int kSchemaVersion = 3;
 
 enum class PathKind { context, agent };
 
@@ -72,6 +74,15 @@ struct ToolCallRecord {
   bool operator==(const ToolCallRecord&) const = default;
 };
 
+// Part of one call's input tokens, by where it came from (harness/attribution.hpp
+// lists the origins: "tools", "system", "question", "pack:ID",
+// "history:assistant", "history:tool:NAME", "new:tool:NAME", ...).
+struct InputShare {
+  std::string origin;
+  std::int64_t tokens = 0;
+  bool operator==(const InputShare&) const = default;
+};
+
 // One model call. input_tokens includes cached and cache-write tokens (the
 // normalised meaning, see DESIGN.md agents/ "Usage normalisation").
 struct TurnRecord {
@@ -85,6 +96,10 @@ struct TurnRecord {
   std::vector<ToolCallRecord> tool_calls;
   // Calls the model asked for beyond the per-turn cap; not run (0 in older records).
   std::int64_t dropped_tool_calls = 0;
+  // The input tokens by origin as okfbench counts them (exact for sim; for a
+  // provider, input_tokens minus their sum is the difference from its count).
+  // Empty in records before schema 3 and when the call was not recorded.
+  std::vector<InputShare> attribution;
   bool operator==(const TurnRecord&) const = default;
 };
 
@@ -236,6 +251,8 @@ void to_json(nlohmann::json& j, const PathConfig& v);
 void from_json(const nlohmann::json& j, PathConfig& v);
 void to_json(nlohmann::json& j, const ToolCallRecord& v);
 void from_json(const nlohmann::json& j, ToolCallRecord& v);
+void to_json(nlohmann::json& j, const InputShare& v);
+void from_json(const nlohmann::json& j, InputShare& v);
 void to_json(nlohmann::json& j, const TurnRecord& v);
 void from_json(const nlohmann::json& j, TurnRecord& v);
 void to_json(nlohmann::json& j, const PackedConcept& v);

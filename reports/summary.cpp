@@ -9,6 +9,7 @@
 
 #include "reports/format.hpp"
 #include "reports/judge.hpp"
+#include "reports/spend.hpp"
 
 namespace okfbench::reports {
 
@@ -115,7 +116,7 @@ struct RowBuilder {
   std::vector<const TrialRecord*> finished;
   double answer_cost = 0;
   bool answer_cost_unknown = false;
-  Accumulator input, fresh, calls, resent, cached, output, tool_calls, tool_bytes, recall, cost;
+  Accumulator schema, input, fresh, calls, resent, cached, output, tool_calls, tool_bytes, recall, cost;
   double resent_sum = 0, input_sum = 0;
   std::map<std::string, double> bytes_by_tool;
   std::map<std::string, Accumulator> measures;
@@ -151,12 +152,17 @@ struct RowBuilder {
       resent_sum += *re;
     }
     fresh.add(trial_metric(r, "new_input_tokens", pricing));
+    schema.add(trial_metric(r, "schema_share", pricing));
     calls.add(trial_metric(r, "model_calls", pricing));
     cached.add(trial_metric(r, "cached_tokens", pricing));
     output.add(trial_metric(r, "output_tokens", pricing));
     tool_calls.add(trial_metric(r, "tool_calls", pricing));
     tool_bytes.add(trial_metric(r, "tool_bytes", pricing));
     recall.add(r.evidence_recall);
+    if (auto spend = spend_by_origin(r, pricing)) {
+      ++row.spend_attributed_trials;
+      for (const auto& [origin, dollars] : *spend) row.spend_by_origin[origin] += dollars;
+    }
     TrialCost c = trial_cost(r, pricing);
     cost.add(c.dollars);
     add_grades(r, c.dollars);
@@ -171,6 +177,7 @@ struct RowBuilder {
   SummaryRow finish(const PricingTable& pricing) {
     row.input_tokens = input.mean();
     row.new_input_tokens = fresh.mean();
+    row.schema_share = schema.mean();
     row.model_calls = calls.mean();
     row.resent_tokens = resent.mean();
     if (input_sum > 0) row.resent_share = resent_sum / input_sum;
@@ -294,7 +301,7 @@ std::optional<double> row_metric(const SummaryRow& row, std::string_view metric)
   const std::pair<std::string_view, const MeanValue*> fields[] = {
       {"input_tokens", &row.input_tokens}, {"new_input_tokens", &row.new_input_tokens}, {"model_calls", &row.model_calls}, {"resent_tokens", &row.resent_tokens},
       {"cached_tokens", &row.cached_tokens}, {"output_tokens", &row.output_tokens}, {"tool_calls", &row.tool_calls},
-      {"tool_bytes", &row.tool_bytes}, {"evidence_recall", &row.evidence_recall}, {"cost", &row.cost}};
+      {"tool_bytes", &row.tool_bytes}, {"evidence_recall", &row.evidence_recall}, {"cost", &row.cost}, {"schema_share", &row.schema_share}};
   for (const auto& [name, value] : fields) {
     if (name == metric) return value->mean;
   }

@@ -122,9 +122,14 @@ struct SummaryRow {
   MeanValue tool_bytes;
   MeanValue evidence_recall;
   MeanValue cost;
+  MeanValue schema_share;  // mean over trials with an attribution
   int cost_cache_unknown_turns = 0;  // turns priced as if nothing was cached
   std::optional<double> one_shot_ratio;   // agent rows: input tokens / context row's
   std::map<std::string, double> tool_bytes_by_tool;  // mean bytes per trial, per tool
+  // Dollars by input origin and "output" (reports/spend.hpp), summed over the
+  // finished trials that carry an attribution; how many did.
+  std::map<std::string, double> spend_by_origin;
+  int spend_attributed_trials = 0;
   std::map<std::string, MeanValue> measures;         // stored measures, by name
   std::vector<TurnSplit> per_turn;
   std::map<std::string, GraderStats> grades;  // by grader name

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "reports/graders.hpp"
+#include "reports/spend.hpp"
 
 namespace okfbench::reports {
 
@@ -121,6 +122,17 @@ std::optional<Value> grade_metric(const TrialRecord& r, std::string_view metric)
   return correct ? Value{g->correct ? 1.0 : 0.0} : g->score;
 }
 
+// The share of the trial's spend that `origin` took (reports/spend.hpp).
+Value origin_share(const TrialRecord& r, const PricingTable& pricing, std::string_view origin) {
+  const auto spend = spend_by_origin(r, pricing);
+  if (!spend) return std::nullopt;
+  double total = 0;
+  for (const auto& [name, dollars] : *spend) total += dollars;
+  if (total <= 0) return std::nullopt;
+  const auto it = spend->find(std::string(origin));
+  return (it == spend->end() ? 0.0 : it->second) / total;
+}
+
 constexpr auto lower = Direction::lower_is_better;
 constexpr auto higher = Direction::higher_is_better;
 
@@ -147,6 +159,8 @@ const std::vector<TrialMetric>& trial_metrics() {
        [](const TrialRecord& r, P) { return r.evidence_recall; }},
       {{"cost", "dollars per trial under the pricing table", lower},
        [](const TrialRecord& r, P pricing) { return trial_cost(r, pricing).dollars; }},
+      {{"schema_share", "share of the trial's spend on tool schemas (the tool definitions every call sends)", lower},
+       [](const TrialRecord& r, P pricing) { return origin_share(r, pricing, "tools"); }},
   };
   return metrics;
 }

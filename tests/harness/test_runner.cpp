@@ -31,6 +31,7 @@
 #include "tests/harness/run_fixture.hpp"
 #include "reports/pricing.hpp"
 #include "reports/record.hpp"
+#include "reports/transcript.hpp"
 #include "retrieval/error.hpp"
 #include "tests/support/test_support.hpp"
 
@@ -157,7 +158,7 @@ TEST(Runner, RunsEveryTrialStoresItAndResumesWithoutRepeating) {
     run_experiment(spec, quiet(dir / "out"));
     FAIL() << "expected an InputError";
   } catch (const InputError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("holds a run written with record schema 1 (this okfbench writes 2)"));
+    EXPECT_THAT(e.what(), HasSubstr("holds a run written with record schema 1 (this okfbench writes 3)"));
   }
 }
 
@@ -270,6 +271,12 @@ TEST(Runner, AKilledRunResumesWithoutRepeatingOrLosingATrial) {
   for (const auto& r : records) keys.insert(r.trial_key);
   EXPECT_EQ(keys.size(), 240u);
   EXPECT_EQ(ResultStore::open(out).size(), 240u);
+  // Transcripts: one for every stored trial, none lost to the kill, none twice.
+  const reports::TranscriptSet transcripts = reports::read_transcripts(out / reports::kTranscriptsFile);
+  EXPECT_EQ(transcripts.trial_lines, 240u);
+  std::set<std::string> transcript_keys;
+  for (const auto& t : transcripts.trials) transcript_keys.insert(t.trial_key);
+  EXPECT_EQ(transcript_keys, keys);
 }
 
 TEST(Runner, APlanOverTheTrialLimitIsRefusedBeforeItIsAllocated) {
@@ -501,6 +508,55 @@ TEST(Runner, TransientFailuresAreRetriedByResumeAtMostThreeTimes) {
   EXPECT_EQ(store.records().at(0).runs, kMaxTrialRuns);
   EXPECT_EQ(store.superseded().size(), 3u);
   EXPECT_EQ(reports::read_run_dir(dir / "out").records.size(), 1u);  // results.jsonl holds the latest run only
+  // The transcript of the latest run only, with the failed call in it.
+  const reports::TranscriptSet transcripts = reports::read_transcripts(dir / "out" / reports::kTranscriptsFile);
+  EXPECT_EQ(transcripts.trial_lines, 1u);
+  ASSERT_EQ(transcripts.trials.size(), 1u);
+  ASSERT_EQ(transcripts.trials[0].turns.size(), 1u);
+  EXPECT_THAT(transcripts.trials[0].turns[0].error, HasSubstr("HTTP 429"));
+  EXPECT_FALSE(transcripts.trials[0].turns[0].reply);
+  // --transcripts errors keeps the failed trial.
+  RunOptions errors = quiet(dir / "errors");
+  errors.transcripts = TranscriptMode::errors;
+  run_experiment(spec, errors);
+  EXPECT_EQ(reports::read_transcripts(dir / "errors" / reports::kTranscriptsFile).trials.size(), 1u);
+}
+
+TEST(Runner, NoKeyReachesTheTranscripts) {
+  Provider p;
+  const fs::path dir = test::fresh_dir("runner-transcript-key");
+  // The key is also text of a concept, so it reaches the conversation: the
+  // packed context on the context path, the opened body on the agent path.
+  const std::string key = "sk-okfbench-transcript-test-0042";
+  test::write_file(dir / "kb" / "vault.md", "---\ntype: Note\ntitle: Where the vault key lives\n---\n"
+                                            "The vault key is " + key + " and it lives in the vault.\n");
+  test::write_file(dir / "questions.yaml", "name: vault\nquestions:\n  - id: v1\n    text: \"Where does the vault key live?\"\n"
+                                           "    relevant: {\"vault\": 2}\n");
+  ::setenv("OKFBENCH_TEST_TRANSCRIPT_KEY", key.c_str(), 1);
+  test::write_file(dir / "spec.yaml", fmt::format(R"(name: key
+seed: 3
+concurrency: 1
+cache_dir: {}
+bundles:
+  - {{path: {}, name: vault, questions: {}}}
+paths:
+  context: {{budget_tokens: 300, k: 3, hops: 1}}
+  agent: {{tools: [search, open], max_turns: 4}}
+models:
+  - {{name: 'openai:gpt-4o-mini', base_url: '{}', api_key_env: OKFBENCH_TEST_TRANSCRIPT_KEY}}
+)",
+                                                 (dir / "cache").string(), (dir / "kb").string(),
+                                                 (dir / "questions.yaml").string(), p.v1()));
+  const RunResult result = run_experiment(load_spec(dir / "spec.yaml"), quiet(dir / "out"));
+  ::unsetenv("OKFBENCH_TEST_TRANSCRIPT_KEY");
+  ASSERT_EQ(result.failed, 0u);
+  const reports::TranscriptSet transcripts = reports::read_transcripts(dir / "out" / reports::kTranscriptsFile);
+  ASSERT_EQ(transcripts.trials.size(), 2u);
+  std::string everything;
+  for (const auto& [hash, prompt] : transcripts.prompts) everything += nlohmann::json(prompt).dump();
+  for (const auto& t : transcripts.trials) everything += nlohmann::json(t).dump();
+  EXPECT_EQ(everything.find(key), std::string::npos);
+  EXPECT_THAT(everything, HasSubstr("The vault key is [REDACTED]"));
 }
 
 TEST(Runner, ATransientFailureThatRecoversOnResumeIsStoredAsARun) {

@@ -130,7 +130,7 @@ TEST(Record, GradesAndJudgeUsageRoundTrip) {
   const std::string line = to_jsonl_line(r);
   EXPECT_EQ(trial_from_json_text(line, "x"), r);
   nlohmann::json j = nlohmann::json::parse(line);
-  EXPECT_EQ(j["schema_version"], 2);
+  EXPECT_EQ(j["schema_version"], 3);
   EXPECT_EQ(j["grades"][0]["status"], "graded");
   EXPECT_EQ(j["grades"][1]["score"], nullptr);
   EXPECT_FALSE(j["grades"][0].contains("raw"));
@@ -150,6 +150,31 @@ TEST(Record, ReadsSchemaVersionOneRecords) {
   EXPECT_TRUE(back.grades.empty());
   EXPECT_FALSE(back.judge_usage.has_value());
   EXPECT_EQ(back.measures.back().name, "answered");
+}
+
+TEST(Record, AttributionRoundTripsAndVersionTwoRecordsReadWithout) {
+  TrialRecord r = agent_record();
+  r.turns[0].attribution = {{"tools", 700}, {"system", 40}, {"question", 20}, {"framing", 3}};
+  const std::string line = to_jsonl_line(r);
+  EXPECT_EQ(trial_from_json_text(line, "x"), r);
+  // A version 2 line as okfbench wrote it before attribution.
+  nlohmann::json j = nlohmann::json::parse(line);
+  j["schema_version"] = 2;
+  for (auto& turn : j["turns"]) turn.erase("attribution");
+  const TrialRecord old = trial_from_json_text(j.dump(), "old.jsonl:1");
+  EXPECT_EQ(old.schema_version, 2);
+  EXPECT_TRUE(old.turns[0].attribution.empty());
+  EXPECT_EQ(old.turns[0].input_tokens, r.turns[0].input_tokens);
+  // A negative part is damage, named by its field.
+  j = nlohmann::json::parse(line);
+  j["turns"][0]["attribution"][1]["tokens"] = -1;
+  try {
+    trial_from_json_text(j.dump(), "results.jsonl:4");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("results.jsonl:4"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("tokens"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Record, BadGradesAreErrorsNamingTheField) {
