@@ -2,10 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <set>
+#include <string>
+#include <vector>
+
 #include "harness/file_lock.hpp"
 #include "harness/data_files.hpp"
 #include "harness/runner.hpp"
 #include "harness/store.hpp"
+#include "reports/transcript.hpp"
 #include "reports/pricing.hpp"
 #include "reports/record.hpp"
 #include "reports/report_files.hpp"
@@ -44,6 +49,20 @@ void check_same_inputs(const std::vector<fs::path>& folders, const std::vector<r
 
 }  // namespace
 
+bool same_folder(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  return fs::equivalent(a, b, ec);
+}
+
+// The prompts a transcript's turns name.
+std::vector<reports::TranscriptPrompt> prompts_of(const reports::Transcript& t, const reports::TranscriptSet& set) {
+  std::vector<reports::TranscriptPrompt> out;
+  for (const auto& turn : t.turns) {
+    if (const reports::TranscriptPrompt* p = set.prompt(turn.prompt_hash)) out.push_back(*p);
+  }
+  return out;
+}
+
 MergeResult merge_runs(const std::vector<fs::path>& shards, const fs::path& out) {
   if (shards.empty()) throw UsageError("merge needs at least one run folder to read");
   std::vector<fs::path> folders = shards;
@@ -75,13 +94,24 @@ MergeResult merge_runs(const std::vector<fs::path>& shards, const fs::path& out)
   ResultStore store = ResultStore::open(out);
   if (!fs::exists(out / "manifest.json"))
     reports::write_text_atomically(out / "manifest.json", reports::manifest_to_json_text(runs[0].manifest));
+  std::set<std::string> stored;
+  for (const auto& r : store.records()) stored.insert(r.trial_key);
+  const auto transcripts = reports::TranscriptWriter::open(out, stored);
   for (std::size_t i = 0; i < shards.size(); ++i) {
+    const fs::path file = shards[i] / reports::kTranscriptsFile;
+    const reports::TranscriptSet shard_transcripts =
+        fs::exists(file) && !same_folder(shards[i], out) ? reports::read_transcripts(file) : reports::TranscriptSet{};
     for (const reports::TrialRecord& record : runs[i].records) {
       ++result.read;
+      // A record the merge adds brings its transcript, written first as the runner does.
+      const bool is_new = !stored.count(record.trial_key);
+      const reports::Transcript* t = is_new ? shard_transcripts.find(record.trial_key) : nullptr;
+      if (t) transcripts->add(*t, prompts_of(*t, shard_transcripts));
       if (store.add(record))
         ++result.added;
       else
         ++result.already_stored;
+      stored.insert(record.trial_key);
     }
   }
   const std::vector<reports::TrialRecord> records = store.records();

@@ -12,6 +12,7 @@
 #include "harness/runner.hpp"
 #include "harness/spec.hpp"
 #include "reports/record.hpp"
+#include "reports/transcript.hpp"
 #include "retrieval/error.hpp"
 #include "tests/harness/run_fixture.hpp"
 #include "tests/support/test_support.hpp"
@@ -57,10 +58,16 @@ TEST(Merge, ShardsGiveTheSameRunAsOneRun) {
     EXPECT_TRUE(fs::exists(run.dir / "merged" / file)) << file;
   EXPECT_EQ(reports::read_run_dir(run.dir / "merged").manifest.spec_hash, run.spec.hash);
 
+  // The shards' transcripts come along, one per trial.
+  const auto transcripts = reports::read_transcripts(run.dir / "merged" / reports::kTranscriptsFile);
+  EXPECT_EQ(transcripts.trial_lines, 12u);
+  for (const auto& [key, record] : by_key(run.dir / "merged")) EXPECT_NE(transcripts.find(key), nullptr) << key;
+
   MergeResult again = merge_runs({run.dir / "shard1", run.dir / "shard2"}, run.dir / "merged");
   EXPECT_EQ(again.added, 0u);
   EXPECT_EQ(again.already_stored, 12u);
   EXPECT_EQ(again.total, 12u);
+  EXPECT_EQ(reports::read_transcripts(run.dir / "merged" / reports::kTranscriptsFile).trial_lines, 12u);
 }
 
 TEST(Merge, IntoOneOfTheShards) {
