@@ -17,6 +17,7 @@ void add_trec_eval_command(CLI::App& app, Action& action);
 void add_grade_command(CLI::App& app, Action& action);
 
 void add_report_command(CLI::App& app, Action& action);
+void add_show_command(CLI::App& app, Action& action);
 void add_merge_command(CLI::App& app, Action& action);
 void add_compare_command(CLI::App& app, Action& action);
 void add_tune_command(CLI::App& app, Action& action);
@@ -36,6 +37,7 @@ void add_all_commands(CLI::App& app, Action& action) {
   add_trec_eval_command(app, action);
   add_grade_command(app, action);
   add_report_command(app, action);
+  add_show_command(app, action);
   add_merge_command(app, action);
   add_compare_command(app, action);
   add_tune_command(app, action);

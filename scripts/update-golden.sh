@@ -11,6 +11,6 @@ build="${1:-build}"
 cmake --build "$build" -j2 --target test_reports test_harness
 OKFBENCH_UPDATE_GOLDEN=1 "$build/tests/test_reports" --gtest_brief=1
 # The CLI goldens: `okfbench grade` and the default experiment's headline.
-OKFBENCH_UPDATE_GOLDEN=1 "$build/tests/test_harness" --gtest_brief=1 --gtest_filter='GradeCommand.*Golden:DefaultExperiment.*'
+OKFBENCH_UPDATE_GOLDEN=1 "$build/tests/test_harness" --gtest_brief=1 --gtest_filter='GradeCommand.*Golden:DefaultExperiment.*:ShowCommand.*Golden*'
 
 git status --short tests/golden
