@@ -120,13 +120,15 @@ std::string spend_section(const Summary& s) {
   std::string out;
   for (const auto& row : s.rows) {
     if (row.spend_attributed_trials == 0) continue;
-    out += fmt::format("| {} | {} | {} | {} |\n", row.bundle, row.label, row.spend_attributed_trials, spend_cells(row));
+    out += fmt::format("| {} | {} | {} | {:+} | {} |\n", row.bundle, row.label, row.spend_attributed_trials,
+                       row.attribution_difference, spend_cells(row));
   }
   if (out.empty()) return out;
   return "## Share of spend by origin\n\nEach call's dollars split by where its tokens came from (tools = the tool "
          "schemas, question, pack = the packed blocks, history = earlier replies and tool results sent again, new = "
-         "tool results sent the first time, framing, output), summed over the configuration's finished trials.\n\n"
-         "| bundle | path | trials | share of spend |\n|---|---|--:|---|\n" +
+         "tool results sent the first time, framing, output), summed over the configuration's finished trials. \"provider - okfbench\" is the "
+         "provider's input tokens minus okfbench's count of the same requests (0 for sim).\n\n"
+         "| bundle | path | trials | provider - okfbench | share of spend |\n|---|---|--:|--:|---|\n" +
          out + "\n";
 }
 

@@ -161,6 +161,7 @@ struct RowBuilder {
     recall.add(r.evidence_recall);
     if (auto spend = spend_by_origin(r, pricing)) {
       ++row.spend_attributed_trials;
+      row.attribution_difference += attribution_difference(r).value_or(0);
       for (const auto& [origin, dollars] : *spend) row.spend_by_origin[origin] += dollars;
     }
     TrialCost c = trial_cost(r, pricing);

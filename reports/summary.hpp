@@ -130,6 +130,9 @@ struct SummaryRow {
   // finished trials that carry an attribution; how many did.
   std::map<std::string, double> spend_by_origin;
   int spend_attributed_trials = 0;
+  // Over those trials: the provider's input tokens minus okfbench's count of
+  // the same requests (reports/spend.hpp attribution_difference; 0 for sim).
+  std::int64_t attribution_difference = 0;
   std::map<std::string, MeanValue> measures;         // stored measures, by name
   std::vector<TurnSplit> per_turn;
   std::map<std::string, GraderStats> grades;  // by grader name

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "reports/summary.hpp"
 #include "reports/trial_metrics.hpp"
+#include "reports/writers.hpp"
 #include "tests/reports/fixtures.hpp"
 
 namespace okfbench::reports {
@@ -54,6 +56,26 @@ TEST(Spend, PartsThatMissTheProvidersCountAreScaledToItAndTheDifferenceIsKept) {
   EXPECT_FALSE(trial_metric(r, "schema_share", fixtures::pricing()));
   EXPECT_EQ(origin_group("pack:runbooks/slow-queries"), "pack");
   EXPECT_EQ(origin_group("history:tool:open"), "history:tool:open");
+}
+
+TEST(Spend, TheReportShowsEachConfigurationsShareOfSpendAndTheProviderDifference) {
+  TrialRecord a = attributed();
+  TrialRecord b = attributed();
+  b.question_id = "q2";
+  b.trial_key = "a-q2";
+  b.turns[0].input_tokens = 1010;  // a provider that counted 10 more on one call
+  const Summary s = summarize({a, b}, fixtures::pricing());
+  ASSERT_EQ(s.rows.size(), 1u);
+  EXPECT_EQ(s.rows[0].spend_attributed_trials, 2);
+  EXPECT_EQ(s.rows[0].attribution_difference, 10);
+  const auto one = *spend_by_origin(a, fixtures::pricing());
+  EXPECT_NEAR(s.rows[0].spend_by_origin.at("tools"), 2 * one.at("tools") + 600 * (1010.0 / 1000 - 1) * 2.0 / 1e6, 1e-12);
+  const std::string md = markdown_report(fixtures::manifest(), s, {a, b});
+  EXPECT_NE(md.find("## Share of spend by origin"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 2 | +10 | output "), std::string::npos) << md;
+  EXPECT_EQ(markdown_report(fixtures::manifest(), summarize(fixtures::small_run(), fixtures::pricing()), fixtures::small_run())
+                .find("Share of spend"),
+            std::string::npos);  // records without attribution: no table
 }
 
 }  // namespace
