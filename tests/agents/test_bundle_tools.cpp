@@ -307,6 +307,19 @@ TEST(BundleTools, HarnessxSurface) {
   EXPECT_EQ(n["outbound"][0]["path"].get<std::string>().front(), '/');
 }
 
+// ".." inside a name is an ordinary name; only a part that is ".." climbs.
+TEST(BundleTools, NamesWithDotsInsideAreOrdinary) {
+  const fs::path root = test::fresh_dir("dots") / "kb";
+  test::write_file(root / "v1..v2" / "notes..md", "---\ntype: Note\ntitle: Release notes\n---\nWhat changed.\n");
+  test::write_file(root / "v1..v2" / "log.md", "# Log\n\n## 2026-11-01\n* **Creation**: Wrote the notes.\n");
+  ToolsOptions o;
+  o.surface = Surface::harnessx;
+  Demo d(o, root);
+  EXPECT_NE(d.text("read_concept", {{"path", "/v1..v2/notes..md"}}).find("# Release notes\n"), std::string::npos);
+  EXPECT_EQ(d.text("read_concept", {{"path", "/v1..v2/log.md"}}), "# Log of /v1..v2/\n---\n2026-11-01 Creation: Wrote the notes.\n");
+  EXPECT_EQ(d.text("read_concept", {{"path", "/v1../log.md"}}), R"({"error":"Concept not found: /v1../log.md"})");
+}
+
 TEST(BundleTools, DefaultSystemPrompts) {
   Demo grafito;
   std::string g = grafito.tools.default_system_prompt();
