@@ -69,7 +69,7 @@ void print_dry_run(const harness::RunResult& result) {
     std::printf("%-16s  %-14s  %-12s  %10lld  %s\n", t.key.c_str(), t.bundle_name.c_str(), t.question_id.c_str(),
                 static_cast<long long>(t.estimated_input_tokens), t.config.label().c_str());
   }
-  std::printf("%zu trials, about %lld input tokens in all (an estimate; see docs/runner.md)\n", result.planned,
+  std::printf("%zu trials, about %lld input tokens in all (an estimate; see harness/README.md, \"Dry run\")\n", result.planned,
               static_cast<long long>(result.estimated_input_tokens));
 }
 

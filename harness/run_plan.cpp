@@ -145,7 +145,7 @@ Shard parse_shard(std::string_view text) {
 }
 
 std::int64_t estimate_input_tokens(const reports::PathConfig& config) {
-  // Fitted to the default experiment with sim (docs/runner.md): a context
+  // Fitted to the default experiment with sim (harness/README.md): a context
   // pack fills about 90% of its budget; sim's agent answers in 4 calls with
   // browse/follow/history available and in 3 with search and open alone.
   if (config.kind == reports::PathKind::context) return config.budget_tokens.value_or(2000) * 9 / 10 + 150;

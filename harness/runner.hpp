@@ -151,7 +151,7 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options);
 // The estimate --dry-run prints for one trial: context trials pay their budget
 // plus the prompt around it; agent trials pay the tool schemas and system
 // prompt every turn plus what the loop accumulates (constants calibrated on
-// the default experiment with sim, see docs/runner.md).
+// the default experiment with sim; harness/README.md, "Dry run").
 std::int64_t estimate_input_tokens(const reports::PathConfig& config);
 
 // Writes report.md and report.json of a run folder (as `run` and `merge`

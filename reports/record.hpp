@@ -84,7 +84,7 @@ struct InputShare {
 };
 
 // One model call. input_tokens includes cached and cache-write tokens (the
-// normalised meaning, see DESIGN.md agents/ "Usage normalisation").
+// normalised meaning; agents/README.md, "Provider clients").
 struct TurnRecord {
   std::optional<std::int64_t> input_tokens;
   std::optional<std::int64_t> cached_tokens;       // input served from a prompt cache
