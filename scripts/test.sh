@@ -2,10 +2,10 @@
 # Set up, configure, build (-j2) and run every test.
 #   scripts/test.sh              Release build in build/, warnings as errors under CI=true
 #   scripts/test.sh --sanitize   the same suite under address,undefined sanitizers (build-sanitize/)
-# Then (not with --sanitize) scripts/check-deb.sh builds and checks the Debian package, and
-# each libFuzzer target runs OKFBENCH_FUZZ_RUNS inputs (default 2000; 0 skips) from its
-# committed seeds with a fixed seed, through scripts/fuzz.sh, which builds them with clang
-# in build-fuzz/.
+# Then (not with --sanitize) scripts/check-deb.sh builds and checks the Debian package,
+# scripts/test-slurm.sh runs the Slurm recipe on a single-node Slurm, and each libFuzzer
+# target runs OKFBENCH_FUZZ_RUNS inputs (default 2000; 0 skips) from its committed seeds
+# with a fixed seed, through scripts/fuzz.sh, which builds them with clang in build-fuzz/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,8 +36,10 @@ else
   echo "test.sh: [SKIP] regression specs: no reference data at $OKFBENCH_DATA (set OKFBENCH_DATA to run them)" >&2
 fi
 # The Debian package: contents, dependencies, and a run unpacked in a scratch root.
+# Then the Slurm recipe on a single-node Slurm started here (skipped where Slurm cannot be installed).
 if [[ -z "$sanitize" ]]; then
   scripts/check-deb.sh --build "$build"
+  scripts/test-slurm.sh --build "$build"
 fi
 fuzz_runs="${OKFBENCH_FUZZ_RUNS:-2000}"
 if [[ -z "$sanitize" && "$fuzz_runs" != "0" ]]; then
