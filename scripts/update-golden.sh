@@ -10,7 +10,7 @@ build="${1:-build}"
 [[ -d "$build" ]] || cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j2 --target okfbench test_reports test_harness
 OKFBENCH_UPDATE_GOLDEN=1 "$build/tests/test_reports" --gtest_brief=1
-# The CLI goldens: `okfbench grade` and the default experiment's headline.
+# The CLI goldens: `okfbench grade`, the default experiment's headline and `okfbench show`.
 OKFBENCH_UPDATE_GOLDEN=1 "$build/tests/test_harness" --gtest_brief=1 --gtest_filter='GradeCommand.*Golden:DefaultExperiment.*:ShowCommand.*Golden*'
 # The command reference, generated from the program itself.
 "$build/harness/okfbench" help --markdown >harness/CLI.md
