@@ -4,6 +4,7 @@
 
 #include "agents/decorators.hpp"
 #include "agents/secrets.hpp"
+#include "agents/sim_profile_file.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/tokens.hpp"
 
@@ -26,8 +27,9 @@ class OwningSim : public ChatModel {
 std::unique_ptr<ChatModel> base_model(std::string_view spec, const ModelOptions& o) {
   std::string_view kind = spec.substr(0, spec.find(':'));
   std::string rest = spec.find(':') == std::string_view::npos ? "" : std::string(spec.substr(spec.find(':') + 1));
-  if (spec == "sim") {
-    SimOptions sim = o.sim;
+  if (spec == "sim" || kind == "sim") {
+    if (spec == "sim:") throw UsageError("sim: needs a profile: --model sim:PROFILE.yaml");
+    SimOptions sim = rest.empty() ? o.sim : load_sim_profile(rest, o.sim);
     sim.cache = o.cache;
     if (o.counter) return std::make_unique<SimModel>(sim, *o.counter);
     return std::make_unique<OwningSim>(sim, retrieval::make_counter("o200k_base"));
@@ -42,7 +44,7 @@ std::unique_ptr<ChatModel> base_model(std::string_view spec, const ModelOptions&
     if (rest.empty()) throw UsageError("replay needs a cassette: --model replay:PATH");
     return std::make_unique<ReplayModel>(rest);
   }
-  throw UsageError(fmt::format("unknown model '{}': use sim, openai:MODEL, anthropic:MODEL or replay:PATH", spec));
+  throw UsageError(fmt::format("unknown model '{}': use sim, sim:PROFILE.yaml, openai:MODEL, anthropic:MODEL or replay:PATH", spec));
 }
 
 std::string endpoint_of(const ChatModel& model) {

@@ -2,6 +2,8 @@
 // make_model: builds a ChatModel from a spec string, for the CLI and the runner.
 //
 //   "sim"                 SimModel (offline), usage counted with o200k_base
+//   "sim:PROFILE.yaml"    the same with a behaviour profile (agents/sim_profile.hpp)
+//                         applied over ModelOptions::sim
 //   "openai:MODEL"        OpenAIModel; "openai" alone takes OPENAI_MODEL
 //   "anthropic:MODEL"     AnthropicModel
 //   "replay:PATH"         ReplayModel over a cassette

@@ -97,6 +97,13 @@ struct State {
   int assistant_turns = 0;
   bool searched = false, browsed_root = false, browsed_layers = false, followed = false, remembered = false;
   int opens_after_follow = 0;
+  int tool_turns = 0;                          // assistant messages with tool calls
+  std::vector<std::string> queries;            // search queries in order
+  int opens_since_search = 0;                  // open calls after the latest search
+  std::set<std::string> attempted_before_search;  // ids open was called on before the latest search
+  std::vector<ToolCall> last_calls;            // the latest assistant message's calls
+  int repeats = 0;                             // deliberate repeats (profile `repeats`)
+  bool last_turn_repeated = false;
   std::vector<Candidate> candidates;
   std::vector<std::string> subdirs;
   std::vector<std::string> opened;  // ids whose open succeeded, in order
@@ -141,6 +148,9 @@ void absorb(State& s, const Roles& roles, const ToolCall& call, const std::strin
   };
   if (call.name == roles.search) {
     s.searched = true;
+    s.queries.push_back(args.is_object() ? str(args, "query") : std::string());
+    s.opens_since_search = 0;
+    s.attempted_before_search = s.attempted;
     s.candidates = candidates_in(doc, {"hits", "results"});
     remember_all(s.candidates);
   } else if (call.name == roles.browse) {
@@ -159,9 +169,11 @@ void absorb(State& s, const Roles& roles, const ToolCall& call, const std::strin
     }
   } else if (call.name == roles.open) {
     std::string id = args.is_object() ? concept_arg(args) : std::string();
+    const bool again = s.attempted.count(id) > 0;
     s.attempted.insert(id);
+    ++s.opens_since_search;
     if (s.followed) ++s.opens_after_follow;
-    if (!failed) {
+    if (!failed && !again) {
       s.opened.push_back(id);
       s.opened_text += lower(result);
       s.read.push_back(source_from_open(id, result, doc, s.known));
@@ -175,6 +187,10 @@ void absorb(State& s, const Roles& roles, const ToolCall& call, const std::strin
   }
 }
 
+// Calls a profile asks to repeat carry ids starting with this, so that reading
+// the conversation back tells them from calls the policy meant.
+constexpr std::string_view kRepeatPrefix = "simr_";
+
 State read_state(const ChatRequest& request, const Roles& roles) {
   State s;
   std::size_t start = 0;
@@ -186,10 +202,19 @@ State read_state(const ChatRequest& request, const Roles& roles) {
     const Message& m = request.messages[i];
     if (m.role == Role::assistant) {
       ++s.assistant_turns;
-      for (const ToolCall& c : m.tool_calls) calls[c.id] = c;
+      if (!m.tool_calls.empty()) ++s.tool_turns;
+      s.last_calls = m.tool_calls;
+      s.last_turn_repeated = false;
+      for (const ToolCall& c : m.tool_calls) {
+        calls[c.id] = c;
+        if (c.id.starts_with(kRepeatPrefix)) {
+          ++s.repeats;
+          s.last_turn_repeated = true;
+        }
+      }
     } else if (m.role == Role::tool) {
       auto it = calls.find(m.tool_call_id);
-      if (it != calls.end()) absorb(s, roles, it->second, m.content);
+      if (it != calls.end() && !it->first.starts_with(kRepeatPrefix)) absorb(s, roles, it->second, m.content);
     }
   }
   return s;
@@ -226,6 +251,10 @@ class Reply {
     message_.tool_calls.push_back(
         ToolCall{fmt::format("sim_{}_{}", turn_, message_.tool_calls.size() + 1), name, json_text(args)});
   }
+  void repeat(const ToolCall& earlier) {
+    message_.tool_calls.push_back(ToolCall{fmt::format("{}{}_{}", kRepeatPrefix, turn_, message_.tool_calls.size() + 1),
+                                           earlier.name, earlier.arguments});
+  }
   bool empty() const { return message_.tool_calls.empty(); }
   Message take() { return std::move(message_); }
 
@@ -249,8 +278,43 @@ std::string answer_text(const State& s, const SimOptions& o, const retrieval::To
   return compose_answer(s.question, s.read, target, counter);
 }
 
-bool first_steps(Reply& reply, const State& s, const Roles& roles, const SimOptions& o) {
-  if (!roles.search.empty() && !s.searched) {
+// What the profile draws for one question (the same on every call).
+struct Plan {
+  int searches = 1;
+  bool follow = true;
+  int repeats = 0;
+  bool browse_first = false;
+};
+
+double draw(const SimOptions& o, const State& s, std::string_view what, std::uint64_t index = 0) {
+  return profile_draw(o.seed, s.question, what, index);
+}
+
+Plan plan_for(const SimOptions& o, const State& s) {
+  const SimProfile& p = o.profile;
+  Plan plan;
+  plan.searches = p.searches.draw(draw(o, s, "searches"));
+  plan.follow = draw(o, s, "follow") < p.follow_rate;
+  plan.repeats = p.repeats.draw(draw(o, s, "repeats"));
+  plan.browse_first = draw(o, s, "browse") < p.browse_rate;
+  return plan;
+}
+
+// Repeats the first call of the turn before, once after each turn the policy meant.
+bool repeat_call(Reply& reply, const State& s, const Plan& plan) {
+  if (s.repeats >= plan.repeats || s.last_calls.empty() || s.last_turn_repeated) return false;
+  reply.repeat(s.last_calls.front());
+  return true;
+}
+
+bool browse_first(Reply& reply, const State& s, const Roles& roles, const Plan& plan) {
+  if (!plan.browse_first || roles.search.empty() || roles.browse.empty() || s.browsed_root || s.searched) return false;
+  reply.call(roles.browse, json::object());
+  return true;
+}
+
+bool first_steps(Reply& reply, const State& s, const Roles& roles, const SimOptions& o, const Plan& plan) {
+  if (!roles.search.empty() && !s.searched && plan.searches > 0) {
     reply.call(roles.search, {{"query", s.question}, {roles.path_style ? "limit" : "k", o.search_k}});
     return true;
   }
@@ -266,25 +330,87 @@ bool first_steps(Reply& reply, const State& s, const Roles& roles, const SimOpti
   return false;
 }
 
+// The candidates of the latest search (or browse) to open, in order: the
+// open_ratio rule, or the profile's drawn count of the best ones.
+std::vector<Candidate> chosen_opens(const std::vector<Candidate>& list, const State& s, const SimOptions& o) {
+  std::vector<Candidate> out;
+  if (list.empty()) return out;
+  if (o.profile.opens_per_search) {
+    const auto n = static_cast<std::size_t>(o.profile.opens_per_search->draw(draw(o, s, "opens", s.queries.size())));
+    for (std::size_t i = 0; i < list.size() && i < n; ++i) out.push_back(list[i]);
+    return out;
+  }
+  const double top = list.front().score;
+  for (const Candidate& c : list) {
+    if (out.size() >= o.max_open) break;
+    if (!out.empty() && c.score < o.open_ratio * top) break;
+    out.push_back(c);
+  }
+  return out;
+}
+
 bool open_candidates(Reply& reply, const State& s, const Roles& roles, const SimOptions& o,
                      const std::vector<std::string>& terms) {
-  if (roles.open.empty() || !s.attempted.empty()) return false;
+  if (roles.open.empty()) return false;
   std::vector<Candidate> list = ranked(s, terms, roles);
+  std::erase_if(list, [&](const Candidate& c) { return s.attempted_before_search.count(c.id) > 0; });
   if (list.empty()) return false;
-  double top = list.front().score;
-  std::size_t opened = 0;
-  for (const Candidate& c : list) {
-    if (opened >= o.max_open) break;
-    if (opened > 0 && c.score < o.open_ratio * top) break;
-    reply.call(roles.open, concept_args(roles, c.id));
-    ++opened;
+  const std::vector<Candidate> chosen = chosen_opens(list, s, o);
+  const bool parallel = draw(o, s, "parallel", s.queries.size()) < o.profile.parallel_opens;
+  if (parallel) {
+    if (s.opens_since_search > 0) return false;
+    for (const Candidate& c : chosen) reply.call(roles.open, concept_args(roles, c.id));
+    // With the ratio rule an empty choice still ends the turn, as the policy always did.
+    return !o.profile.opens_per_search || !reply.empty();
   }
+  if (static_cast<std::size_t>(s.opens_since_search) >= chosen.size()) return false;
+  for (const Candidate& c : chosen) {
+    if (s.attempted.count(c.id)) continue;
+    reply.call(roles.open, concept_args(roles, c.id));
+    return true;
+  }
+  return false;
+}
+
+// A later search: the question's terms less some, plus words of titles seen
+// in results that were not opened.
+std::string reformulated(const State& s, const SimOptions& o, const std::vector<std::string>& terms) {
+  const std::uint64_t i = s.queries.size();
+  std::vector<std::string> kept = terms;
+  int drop = o.profile.drop_terms.draw(draw(o, s, "drop", i));
+  for (int j = 0; j < drop && kept.size() > 1; ++j) {
+    const double u = draw(o, s, "drop-which", i * 64 + static_cast<std::uint64_t>(j));
+    kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(u * static_cast<double>(kept.size())));
+  }
+  const auto add = static_cast<std::size_t>(o.profile.add_terms.draw(draw(o, s, "add", i)));
+  std::vector<std::string> added;
+  for (const Candidate& c : s.candidates) {
+    if (added.size() >= add) break;
+    if (s.attempted.count(c.id)) continue;
+    for (const std::string& w : question_terms(c.title)) {
+      if (added.size() >= add) break;
+      const bool known = std::find(terms.begin(), terms.end(), w) != terms.end() ||
+                         std::find(added.begin(), added.end(), w) != added.end();
+      if (!known) added.push_back(w);
+    }
+  }
+  std::string query;
+  for (const auto* list : {&kept, &added})
+    for (const std::string& w : *list) query += (query.empty() ? "" : " ") + w;
+  return query.empty() ? s.question : query;
+}
+
+bool next_search(Reply& reply, const State& s, const Roles& roles, const SimOptions& o, const Plan& plan,
+                 const std::vector<std::string>& terms) {
+  if (roles.search.empty() || s.queries.empty() || s.queries.size() >= static_cast<std::size_t>(plan.searches))
+    return false;
+  reply.call(roles.search, {{"query", reformulated(s, o, terms)}, {roles.path_style ? "limit" : "k", o.search_k}});
   return true;
 }
 
-bool follow_links(Reply& reply, const State& s, const Roles& roles, const SimOptions& o,
+bool follow_links(Reply& reply, const State& s, const Roles& roles, const SimOptions& o, const Plan& plan,
                   const std::vector<std::string>& terms) {
-  if (o.follow_links == FollowLinks::no || roles.follow.empty() || s.opened.empty()) return false;
+  if (o.follow_links == FollowLinks::no || !plan.follow || roles.follow.empty() || s.opened.empty()) return false;
   std::vector<std::string> missing = uncovered(s, terms);
   if (missing.empty()) return false;
   if (!s.followed) {
@@ -319,13 +445,13 @@ bool save_note(Reply& reply, const State& s, const Roles& roles, const std::vect
 }
 
 // Tokens of one tool per the OpenAI cookbook's num_tokens_for_tools (gpt-4o constants).
-std::int64_t tool_tokens(const ToolSpec& tool, const retrieval::TokenCounter& counter) {
+std::int64_t tool_tokens(const ToolSpec& tool, const retrieval::TokenCounter& counter, const TokenOverheads& overheads) {
   auto count = [&](const std::string& text) { return static_cast<std::int64_t>(counter.count(text)); };
   auto strip_dot = [](std::string text) {
     if (!text.empty() && text.back() == '.') text.pop_back();
     return text;
   };
-  std::int64_t tokens = 7 + count(tool.name + ":" + strip_dot(tool.description));
+  std::int64_t tokens = overheads.per_tool + count(tool.name + ":" + strip_dot(tool.description));
   json schema = json::parse(tool.parameters, nullptr, false);
   if (!schema.is_object() || !schema.contains("properties") || !schema["properties"].is_object() ||
       schema["properties"].empty())
@@ -366,11 +492,15 @@ Message sim_decide(const ChatRequest& request, const SimOptions& options, const 
   State s = read_state(request, roles);
   if (ContextPrompt prompt; read_context_user_message(s.question, prompt))
     return answer_from_context(prompt, options, counter);
-  SimOptions o = varied(options, s.question);
+  SimOptions o = options.profile.seed_variation ? varied(options, s.question) : options;
   std::vector<std::string> terms = question_terms(s.question);
+  const Plan plan = plan_for(o, s);
+  const int cap = o.profile.max_tool_turns;
   Reply reply(s.assistant_turns + 1);
-  if (first_steps(reply, s, roles, o) || open_candidates(reply, s, roles, o, terms) ||
-      follow_links(reply, s, roles, o, terms) || save_note(reply, s, roles, terms, o, counter))
+  if (cap > 0 && s.tool_turns >= cap) return Message{Role::assistant, answer_text(s, o, counter), {}, {}, {}};
+  if (repeat_call(reply, s, plan) || browse_first(reply, s, roles, plan) || first_steps(reply, s, roles, o, plan) ||
+      open_candidates(reply, s, roles, o, terms) || next_search(reply, s, roles, o, plan, terms) ||
+      follow_links(reply, s, roles, o, plan, terms) || save_note(reply, s, roles, terms, o, counter))
     return reply.take();
   return Message{Role::assistant, answer_text(s, o, counter), {}, {}, {}};
 }
@@ -388,21 +518,22 @@ std::int64_t SimModel::block_tokens(std::uint64_t hash, const std::function<std:
 
 std::vector<PromptBlock> SimModel::blocks(const ChatRequest& request) {
   auto count = [&](std::string_view text) { return static_cast<std::int64_t>(counter_.count(text)); };
+  const TokenOverheads& o = options_.profile.overheads;
   bool marks = request.breakpoints != CacheBreakpoints::none;
   std::vector<PromptBlock> out;
   for (std::size_t i = 0; i < request.tools.size(); ++i) {
     const ToolSpec& t = request.tools[i];
     bool last = i + 1 == request.tools.size();
     std::uint64_t h = fnv1a(t.parameters, fnv1a(t.description, fnv1a(t.name, fnv1a(last ? "tool-last" : "tool"))));
-    out.push_back(PromptBlock{h, block_tokens(h, [&] { return tool_tokens(t, counter_) + (last ? 12 : 0); }),
+    out.push_back(PromptBlock{h, block_tokens(h, [&] { return tool_tokens(t, counter_, o) + (last ? o.tools_end : 0); }),
                               marks && last});
   }
   for (std::size_t i = 0; i < request.messages.size(); ++i) {
     const Message& m = request.messages[i];
     std::uint64_t h = message_hash(m);
     std::int64_t tokens = block_tokens(h, [&] {
-      std::int64_t n = 3 + count(to_string(m.role)) + count(m.content);
-      for (const ToolCall& c : m.tool_calls) n += 3 + count(c.name) + count(c.arguments);
+      std::int64_t n = o.per_message + count(to_string(m.role)) + count(m.content);
+      for (const ToolCall& c : m.tool_calls) n += o.per_tool_call + count(c.name) + count(c.arguments);
       return n;
     });
     bool last = i + 1 == request.messages.size();
@@ -410,7 +541,7 @@ std::vector<PromptBlock> SimModel::blocks(const ChatRequest& request) {
                 (last && request.breakpoints == CacheBreakpoints::tools_system_and_last_message);
     out.push_back(PromptBlock{h, tokens, mark});
   }
-  out.push_back(PromptBlock{fnv1a("reply-priming"), 3, false});
+  out.push_back(PromptBlock{fnv1a("reply-priming"), o.reply_priming, false});
   return out;
 }
 

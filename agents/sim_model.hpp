@@ -33,13 +33,22 @@
 // The answer length models retrieval behaviour, not language: a longer answer
 // restates more of what was read, never filler.
 //
+// A profile (agents/sim_profile.hpp, `options.profile`) adds behaviours on
+// top of this policy: more searches with reformulated queries (each followed
+// by its own opens, all at once or one per turn), a drawn number of opens per
+// search, a follow rate, repeated calls, browsing before searching, a cap on
+// tool turns, and the provider's token overheads. The default profile leaves
+// the policy exactly as above.
+//
 // Usage is counted on the request as OpenAI would tokenise it (the OpenAI
 // cookbook "How to count tokens with tiktoken"): 3 tokens per message plus
 // its role and content (tool calls: 3 + name + arguments each, our estimate),
 // 3 tokens priming the reply; tool definitions per the cookbook's
 // num_tokens_for_tools for gpt-4o (7 per function + "name:description",
 // 3 if it has properties, 3 + "key:type:description" per property, enums
-// -3 + 3 + item per item, 12 once at the end). Per-block counts are cached by
+// -3 + 3 + item per item, 12 once at the end). The constants 3 (message,
+// tool call, priming), 7 (function) and 12 (end) are the profile's
+// overheads, so a calibrated profile bills what its provider bills. Per-block counts are cached by
 // content hash, so a long run tokenises each message once. Cached and
 // cache-write tokens come from the configured CacheModel on a simulated clock
 // advancing seconds_per_call per call.
@@ -53,6 +62,7 @@
 
 #include "agents/cache_model.hpp"
 #include "agents/model.hpp"
+#include "agents/sim_profile.hpp"
 #include "retrieval/token_counter.hpp"
 
 namespace okfbench::agents {
@@ -72,6 +82,8 @@ struct SimOptions {
   CacheKind cache = CacheKind::none;
   std::string model = "sim";  // reported model name; "haiku" in it raises the Anthropic minimum
   double seconds_per_call = 2.0;
+  // Behaviours beyond the knobs above and the billed token overheads.
+  SimProfile profile;
   // A reply ahead of the policy: when set and it returns a message, sim sends
   // that instead (usage counted the same way). The harness uses it to answer
   // judge prompts with the sim judge's rule (harness/judge.hpp).

@@ -211,7 +211,7 @@ void add_agent_command(CLI::App& app, Action& action) {
   CLI::App* cmd = app.add_subcommand("agent", "Answer a question with the tool-calling agent loop over a bundle");
   cmd->add_option("bundle", args->bundle, "Bundle folder or git URL")->required();
   cmd->add_option("question", args->question, "The question")->required();
-  cmd->add_option("--model", args->model, "sim, openai:MODEL, anthropic:MODEL or replay:CASSETTE")->capture_default_str();
+  cmd->add_option("--model", args->model, "sim, sim:PROFILE.yaml, openai:MODEL, anthropic:MODEL or replay:CASSETTE")->capture_default_str();
   cmd->add_option("--tools", args->tools, "Comma-separated subset of the surface's tools (default: all)");
   cmd->add_option("--surface", args->surface, "Tool naming: grafito or harnessx")->capture_default_str();
   cmd->add_option("--max-turns", args->max_turns, "Model calls before giving up")

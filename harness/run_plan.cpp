@@ -84,7 +84,7 @@ std::vector<reports::PathConfig> path_configs(const ExperimentSpec& spec) {
   for (const auto& c : base) {
     for (const auto& model : spec.models) {
       // Cache models simulate a provider's cache; a real provider has its own.
-      const std::vector<std::string> caches = model.name == "sim" ? spec.cache_models : std::vector<std::string>{"provider"};
+      const std::vector<std::string> caches = model.is_sim() ? spec.cache_models : std::vector<std::string>{"provider"};
       for (const auto& cache : caches) {
         reports::PathConfig m = c;
         m.model = model.label;

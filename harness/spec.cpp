@@ -415,9 +415,9 @@ reports::ModelPrice read_price(const SpecReader& r, const YAML::Node& node, cons
 }
 
 void check_model_name(const SpecReader& r, const YAML::Node& node, const std::string& key, const std::string& name) {
-  const bool ok = name == "sim" || (name.starts_with("openai:") && name.size() > 7) ||
+  const bool ok = name == "sim" || (name.starts_with("sim:") && name.size() > 4) || (name.starts_with("openai:") && name.size() > 7) ||
                   (name.starts_with("anthropic:") && name.size() > 10) || (name.starts_with("replay:") && name.size() > 7);
-  if (!ok) r.fail(node, key, fmt::format("unknown model \"{}\"; use sim, openai:MODEL, anthropic:MODEL or replay:CASSETTE", name));
+  if (!ok) r.fail(node, key, fmt::format("unknown model \"{}\"; use sim, sim:PROFILE.yaml, openai:MODEL, anthropic:MODEL or replay:CASSETTE", name));
 }
 
 ModelSpec read_model_entry(const SpecReader& r, const YAML::Node& node, const std::string& key) {
@@ -463,7 +463,14 @@ ModelSpec read_model_entry(const SpecReader& r, const YAML::Node& node, const st
     if (!m.replay.empty()) r.fail(node, key + ".replay", "a replay: model already answers from a cassette");
     m.cassette = r.path_value(YAML::Node(m.name.substr(7)), key, r.base());
   }
-  if (m.name == "sim" && (!m.base_url.empty() || !m.api_key_env.empty() || !m.headers.empty())) {
+  if (m.name.starts_with("sim:")) {
+    m.sim_profile = r.path_value(YAML::Node(m.name.substr(4)), key, r.base());
+    if (!std::filesystem::is_regular_file(m.sim_profile)) {
+      r.fail(node, key, fmt::format("the sim profile {} is not a file; write one (agents/README.md, \"Behaviour profiles\") "
+                                    "or fit one with okfbench calibrate", m.sim_profile.string()));
+    }
+  }
+  if (m.is_sim() && (!m.base_url.empty() || !m.api_key_env.empty() || !m.headers.empty())) {
     r.fail(node, key, "sim runs offline: base_url, api_key_env and headers apply to openai: and anthropic: models");
   }
   return m;
@@ -508,6 +515,13 @@ void read_graders(const SpecReader& r, const YAML::Node& root, ExperimentSpec& s
   if (judge["votes"]) j.votes = static_cast<int>(r.number(judge["votes"], "judge.votes", limits::judge_votes));
   spec.judge = j;
   if (!std::count(spec.graders.begin(), spec.graders.end(), "judge")) spec.graders.push_back("judge");
+}
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 // The spec as the hash sees it: without the settings that change how a run
@@ -564,7 +578,7 @@ std::uint64_t trials_per_question(const ExperimentSpec& spec) {
     paths += times(times(a.surface.size(), a.tools.size()), times(a.max_turns.size(), budgets));
   }
   std::uint64_t models = 0;
-  for (const auto& model : spec.models) models += model.name == "sim" ? spec.cache_models.size() : 1;
+  for (const auto& model : spec.models) models += model.is_sim() ? spec.cache_models.size() : 1;
   return times(times(std::min(paths, cap), std::min(models, cap)), static_cast<std::uint64_t>(spec.repeats));
 }
 
@@ -693,7 +707,12 @@ ExperimentSpec parse_spec(std::string_view yaml, std::string_view file_name, con
   // out of the hash, so a run stopped at its cost cap resumes with a higher one.
   YAML::Emitter emitter;
   emitter << hashed_part(root);
-  spec.hash = stable_hash(emitter.c_str());
+  // A sim profile's content decides what its trials compute, its path does not.
+  std::string hashed = emitter.c_str();
+  for (const auto& m : spec.models) {
+    if (!m.sim_profile.empty()) hashed += "\nprofile " + m.label + "\n" + read_text(m.sim_profile);
+  }
+  spec.hash = stable_hash(hashed);
   return spec;
 }
 

@@ -41,6 +41,8 @@
 //       index_char_budget: [4000]  # [1..100000000] root index.md characters in the harnessx prompt (default 4000)
 //   models:                        # default [sim]; each entry a name or a mapping
 //     - sim                        # the offline model
+//     - sim:profiles/mini.yaml     # sim with a behaviour profile (agents/sim_profile.hpp),
+//                                  # relative to this file; `okfbench calibrate` writes one
 //     - openai:gpt-4o-mini         # an OpenAI-compatible endpoint (Chat Completions)
 //     - anthropic:claude-sonnet-4-5  # the Anthropic Messages API
 //     - replay:calls.jsonl         # answers from one cassette (agent --record), no network
@@ -151,7 +153,7 @@ inline constexpr double kDefaultTrialDeadlineSeconds = 600;
 
 // One entry of `models:`.
 struct ModelSpec {
-  std::string name;   // sim, openai:MODEL, anthropic:MODEL or replay:CASSETTE
+  std::string name;   // sim, sim:PROFILE, openai:MODEL, anthropic:MODEL or replay:CASSETTE
   std::string label;  // how trials name it (PathConfig::model); the name unless the spec gives one
   std::string base_url;
   std::string api_key_env;
@@ -164,6 +166,7 @@ struct ModelSpec {
   std::optional<reports::ModelPrice> price;  // price.model is the label
   std::filesystem::path replay;              // folder of per-trial cassettes; "" = call the model
   std::filesystem::path cassette;            // replay:CASSETTE, resolved against the spec's folder
+  std::filesystem::path sim_profile;         // sim:PROFILE, resolved against the spec's folder
 
   // A model of that name and label with every other setting at its default.
   static ModelSpec named(std::string name) {
@@ -174,6 +177,8 @@ struct ModelSpec {
   }
   // openai:..., anthropic:... without replay: trials cost money.
   bool calls_provider() const;
+  // sim or sim:PROFILE: offline, answered by the sim policy.
+  bool is_sim() const { return name == "sim" || name.starts_with("sim:"); }
   bool operator==(const ModelSpec&) const = default;
 };
 

@@ -13,6 +13,7 @@
 #include "agents/decorators.hpp"
 #include "agents/secrets.hpp"
 #include "agents/sim_model.hpp"
+#include "agents/sim_profile_file.hpp"
 #include "harness/judge.hpp"
 #include "harness/transcripts.hpp"
 #include "harness/trial_model.hpp"
@@ -225,8 +226,8 @@ const datasets::Question& find_question(const LoadedBundle& b, const std::string
 std::unique_ptr<PacedModel> make_trial_model(TrialSetup& s, const PlannedTrial& t, TrialPacing& pacing) {
   const ModelSpec& m = *s.models.at(t.config.model);
   std::unique_ptr<agents::ChatModel> model;
-  if (m.name == "sim") {
-    agents::SimOptions options;
+  if (m.is_sim()) {
+    agents::SimOptions options = m.sim_profile.empty() ? agents::SimOptions{} : *s.sim_profiles.at(m.label);
     options.seed = s.spec.seed + static_cast<std::uint64_t>(t.config.repeat);
     options.cache = agents::parse_cache_kind(t.config.cache_model);
     model = std::make_unique<agents::SimModel>(options, s.counter);
@@ -260,7 +261,7 @@ std::unique_ptr<PacedModel> make_trial_model(TrialSetup& s, const PlannedTrial& 
     fs::remove(cassette, ec);  // a trial run again is recorded afresh
     model = std::make_unique<agents::RecordingModel>(std::move(model), cassette, s.secrets);
   }
-  return std::make_unique<PacedModel>(std::move(model), pacing, m.name == "sim");
+  return std::make_unique<PacedModel>(std::move(model), pacing, m.is_sim());
 }
 
 }  // namespace
@@ -282,6 +283,7 @@ void prepare_models(TrialSetup& s, std::map<std::string, agents::Endpoint> endpo
   for (const auto& m : s.spec.models) {
     s.models[m.label] = &m;
     if (!m.cassette.empty()) s.cassettes[m.label] = std::make_unique<agents::ReplayModel>(m.cassette);
+    if (!m.sim_profile.empty()) s.sim_profiles[m.label] = std::make_unique<agents::SimOptions>(agents::load_sim_profile(m.sim_profile));
   }
   for (const auto& [label, e] : s.endpoints) {
     for (const auto& [name, value] : e.extra_headers) s.secrets.push_back(value);

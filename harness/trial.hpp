@@ -68,6 +68,7 @@ struct TrialSetup {
   std::map<std::string, const ModelSpec*> models;                          // by label
   std::map<std::string, agents::Endpoint> endpoints;                       // by label, provider models
   std::map<std::string, std::unique_ptr<agents::ReplayModel>> cassettes;  // by label, replay: models
+  std::map<std::string, std::unique_ptr<agents::SimOptions>> sim_profiles;  // by label, sim:PROFILE models
   std::vector<std::string> secrets;  // keys and header values, redacted from cassettes and the response cache
 };
 

@@ -162,6 +162,30 @@ TEST(Runner, RunsEveryTrialStoresItAndResumesWithoutRepeating) {
   }
 }
 
+TEST(Runner, ASimProfileChangesTheAgentsBehaviourAndNotTheContextPath) {
+  const fs::path dir = test::fresh_dir("runner-profile");
+  test::write_file(dir / "p.yaml", "searches: 3\nadd_terms: 1\nparallel_opens: 0\n");
+  const ExperimentSpec spec =
+      load_spec(write_spec(dir, 40, 3), {"models=[sim, sim:p.yaml]", "paths.agent.tools=[[search, open]]"});
+  run_experiment(spec, quiet(dir / "out"));
+  std::map<std::string, std::size_t> searches, calls;
+  std::map<std::string, std::int64_t> context_input;
+  for (const auto& r : reports::read_run_dir(dir / "out").records) {
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    if (r.config.kind == reports::PathKind::context) {
+      context_input[r.config.model] += r.turns.at(0).input_tokens.value_or(0);
+      continue;
+    }
+    calls[r.config.model] += r.turns.size();
+    for (const auto& turn : r.turns)
+      for (const auto& call : turn.tool_calls) searches[r.config.model] += call.name == "search" ? 1 : 0;
+  }
+  EXPECT_EQ(searches["sim"], 3u);  // one a question
+  EXPECT_EQ(searches["sim:p.yaml"], 9u);
+  EXPECT_GT(calls["sim:p.yaml"], calls["sim"]);
+  EXPECT_EQ(context_input["sim"], context_input["sim:p.yaml"]);
+}
+
 TEST(Runner, SameSpecGivesTheSameRecords) {
   const fs::path dir = test::fresh_dir("runner-determinism");
   const ExperimentSpec spec = load_spec(write_spec(dir, 30, 3));

@@ -492,6 +492,29 @@ TEST(Spec, ModelEntriesCarryEndpointKeyHeadersTimeoutsAndPrice) {
   EXPECT_FALSE(spec.models[3].calls_provider());  // it answers from cassettes
 }
 
+TEST(Spec, SimWithAProfileIsOfflineItsPathIsResolvedAndItsContentIsHashed) {
+  const fs::path dir = test::fresh_dir("spec-sim-profile");
+  test::write_file(dir / "p.yaml", "searches: 2\n");
+  const std::string text = with_models("models: [sim, sim:p.yaml]\n");
+  const ExperimentSpec spec = parse_spec(text, "spec.yaml", dir);
+  ASSERT_EQ(spec.models.size(), 2u);
+  EXPECT_TRUE(spec.models[1].is_sim());
+  EXPECT_FALSE(spec.models[1].calls_provider());
+  EXPECT_EQ(spec.models[1].sim_profile, dir / "p.yaml");
+  EXPECT_EQ(spec.models[1].label, "sim:p.yaml");
+  const std::string before = spec.hash;
+  test::write_file(dir / "p.yaml", "searches: 3\n");
+  EXPECT_NE(parse_spec(text, "spec.yaml", dir).hash, before);
+  EXPECT_EQ(parse_spec(with_models("models: [sim]\n"), "spec.yaml", dir).hash, parse(kSpec).hash);
+  try {
+    parse_spec(with_models("models: [sim:missing.yaml]\n"), "spec.yaml", dir);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("spec.yaml:"));
+    EXPECT_THAT(e.what(), HasSubstr("missing.yaml is not a file"));
+  }
+}
+
 TEST(Spec, RunOnlyModelSettingsStayOutOfTheHash) {
   const std::string plain = with_models("models:\n  - openai:gpt-4o-mini\n");
   const std::string run_only = with_models(R"(models:

@@ -1,0 +1,88 @@
+#pragma once
+// Behaviour profiles: the parameters of sim's policy that make it act like a
+// given real agent, and the token overheads its provider bills. A profile is
+// a small YAML file (`--model sim:PROFILE.yaml`, `models: [sim:PROFILE.yaml]`
+// in a spec); `okfbench calibrate` writes one fitted to recordings. Every key
+// is optional and defaults to today's sim policy, so an empty file is the
+// default profile and reproduces sim's output byte for byte.
+//
+//   # counts are distributions: an integer (always that many) or a mapping
+//   # {count: weight, ...} with counts 0..50 and weights >= 0 that sum to > 0
+//   searches: 1                 # searches per question
+//   drop_terms: 0               # question terms a later search leaves out
+//   add_terms: 0                # terms a later search takes from titles it has seen
+//   search_k: 5                 # hits asked for, 1..50
+//   opens_per_search: ratio     # "ratio" (the top hit and those >= open_ratio x its
+//                               # score, at most max_open) or a distribution
+//   open_ratio: 0.8             # 0..1
+//   max_open: 2                 # 0..50
+//   parallel_opens: 1.0         # probability the opens of a search go in one turn (else one per turn)
+//   follow_rate: 1.0            # probability of following links when question terms remain uncovered
+//   repeats: 0                  # calls per question that repeat the call before verbatim
+//   browse_rate: 0.0            # probability of browsing the root before searching
+//   max_tool_turns: 0           # answer after at most this many tool turns; 0 = when the policy is done
+//   answer_tokens: 300          # mean answer length in output tokens, 1..100000
+//   answer_tokens_spread: 100   # its standard deviation (with a seed), 0..100000
+//   seed_variation: true        # a seed also varies search_k (3/5/8), max_open (1..3), open_ratio (+-0.15)
+//   overheads:                  # tokens the provider bills beyond the text, integers 0..10000
+//     per_message: 3            # each message
+//     per_tool_call: 3          # each tool call inside an assistant message
+//     reply_priming: 3          # once per request
+//     per_tool: 7               # each tool definition
+//     tools_end: 12             # once when the request has tools
+//
+// Draws are deterministic per (seed, question, parameter, index): the policy
+// keeps no state between calls, so it redraws the same value on every call.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace okfbench::agents {
+
+// A distribution over small counts: (count, weight) pairs, weights summing to > 0.
+struct CountDistribution {
+  std::vector<std::pair<int, double>> weights;
+
+  static CountDistribution always(int count) { return CountDistribution{{{count, 1.0}}}; }
+  // The count for a uniform number u in [0, 1): the first whose cumulative share exceeds u.
+  int draw(double u) const;
+  double mean() const;
+  bool operator==(const CountDistribution&) const = default;
+};
+
+// Tokens a provider bills beyond the text of a request (the OpenAI cookbook's
+// constants for gpt-4o by default).
+struct TokenOverheads {
+  int per_message = 3;
+  int per_tool_call = 3;
+  int reply_priming = 3;
+  int per_tool = 7;
+  int tools_end = 12;
+  bool operator==(const TokenOverheads&) const = default;
+};
+
+// The behaviour parameters beyond SimOptions' knobs.
+struct SimProfile {
+  CountDistribution searches = CountDistribution::always(1);
+  CountDistribution drop_terms = CountDistribution::always(0);
+  CountDistribution add_terms = CountDistribution::always(0);
+  std::optional<CountDistribution> opens_per_search;  // nullopt = the open_ratio rule
+  double parallel_opens = 1.0;
+  double follow_rate = 1.0;
+  CountDistribution repeats = CountDistribution::always(0);
+  double browse_rate = 0.0;
+  int max_tool_turns = 0;
+  bool seed_variation = true;
+  TokenOverheads overheads;
+  bool operator==(const SimProfile&) const = default;
+};
+
+// A uniform number in [0, 1) for (seed, question, what, index): the same on
+// every platform.
+double profile_draw(std::uint64_t seed, std::string_view question, std::string_view what, std::uint64_t index = 0);
+
+}  // namespace okfbench::agents
