@@ -261,7 +261,7 @@ struct MockServer::Impl {
     try {
       bool openai = wire == Wire::openai;
       ChatRequest request = openai ? openai::request_from_json(req.body) : anthropic::request_from_json(req.body);
-      ChatResponse response = (openai ? openai_sim : anthropic_sim).chat(request);
+      ChatResponse response = answerer ? answer(request) : (openai ? openai_sim : anthropic_sim).chat(request);
       response.model = request.model;
       std::string text = reply_json(wire, response, fmt::format("{}{}", openai ? "chatcmpl-sim-" : "msg_sim_", requests.load()));
       if (fault && fault->kind == FaultKind::trickle) trickle(res, std::move(text), fault->value);
@@ -297,8 +297,15 @@ struct MockServer::Impl {
     res.set_content(json_text(body), "application/json");
   }
 
+  ChatResponse answer(const ChatRequest& request) {
+    std::lock_guard lock(answer_mutex);
+    return answerer->chat(request);
+  }
+
   SimModel openai_sim;
   SimModel anthropic_sim;
+  std::shared_ptr<ChatModel> answerer;  // instead of the sims when set
+  std::mutex answer_mutex;
   std::mutex mutex;
   std::deque<Fault> pending;
   std::atomic<std::size_t> requests{0};
@@ -360,6 +367,8 @@ void MockServer::wait() {
 std::size_t MockServer::requests() const { return impl_->requests.load(); }
 
 std::size_t MockServer::body_bytes_sent() const { return impl_->huge_sent.load(); }
+
+void MockServer::answer_with(std::shared_ptr<ChatModel> model) { impl_->answerer = std::move(model); }
 
 std::string MockServer::base_url() const { return fmt::format("http://{}:{}", impl_->host, impl_->port); }
 

@@ -37,6 +37,7 @@
 #include <thread>
 #include <vector>
 
+#include "agents/model.hpp"
 #include "agents/sim_model.hpp"
 
 namespace okfbench::agents {
@@ -73,6 +74,9 @@ class MockServer {
   std::size_t requests() const;
   std::size_t body_bytes_sent() const;  // bytes of `huge` bodies sent so far
   std::string base_url() const;  // "http://host:port"
+  // Chat requests of both wire formats are answered by `model` instead of the
+  // sim (a reference agent, agents/reference_agents.hpp); call before start().
+  void answer_with(std::shared_ptr<ChatModel> model);
 
   struct Impl;
 

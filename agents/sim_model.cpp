@@ -446,11 +446,11 @@ bool save_note(Reply& reply, const State& s, const Roles& roles, const std::vect
 
 // Tokens of one tool per the OpenAI cookbook's num_tokens_for_tools (gpt-4o constants).
 std::int64_t tool_tokens(const ToolSpec& tool, const retrieval::TokenCounter& counter, const TokenOverheads& overheads) {
-  auto count = [&](const std::string& text) { return static_cast<std::int64_t>(counter.count(text)); };
   auto strip_dot = [](std::string text) {
     if (!text.empty() && text.back() == '.') text.pop_back();
     return text;
   };
+  auto count = [&](const std::string& text) { return overheads.billed(static_cast<std::int64_t>(counter.count(text))); };
   std::int64_t tokens = overheads.per_tool + count(tool.name + ":" + strip_dot(tool.description));
   json schema = json::parse(tool.parameters, nullptr, false);
   if (!schema.is_object() || !schema.contains("properties") || !schema["properties"].is_object() ||
@@ -532,8 +532,8 @@ std::vector<PromptBlock> SimModel::blocks(const ChatRequest& request) {
     const Message& m = request.messages[i];
     std::uint64_t h = message_hash(m);
     std::int64_t tokens = block_tokens(h, [&] {
-      std::int64_t n = o.per_message + count(to_string(m.role)) + count(m.content);
-      for (const ToolCall& c : m.tool_calls) n += o.per_tool_call + count(c.name) + count(c.arguments);
+      std::int64_t n = o.per_message + o.billed(count(to_string(m.role)) + count(m.content));
+      for (const ToolCall& c : m.tool_calls) n += o.per_tool_call + o.billed(count(c.name) + count(c.arguments));
       return n;
     });
     bool last = i + 1 == request.messages.size();
@@ -548,7 +548,7 @@ std::vector<PromptBlock> SimModel::blocks(const ChatRequest& request) {
 std::int64_t SimModel::output_tokens(const Message& message) const {
   auto n = static_cast<std::int64_t>(counter_.count(message.content));
   for (const ToolCall& c : message.tool_calls) n += static_cast<std::int64_t>(counter_.count(c.name) + counter_.count(c.arguments));
-  return n;
+  return options_.profile.overheads.billed(n);
 }
 
 ChatResponse SimModel::chat(const ChatRequest& request) {

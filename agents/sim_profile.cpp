@@ -1,5 +1,7 @@
 #include "agents/sim_profile.hpp"
 
+#include <cmath>
+
 #include "agents/hash.hpp"
 
 namespace okfbench::agents {
@@ -23,6 +25,11 @@ int CountDistribution::draw(double u) const {
     if (u * total < cumulative) return count;
   }
   return weights.empty() ? 0 : weights.back().first;
+}
+
+std::int64_t TokenOverheads::billed(std::int64_t tokens) const {
+  if (content_ratio == 1.0) return tokens;
+  return std::llround(content_ratio * static_cast<double>(tokens));
 }
 
 double CountDistribution::mean() const {

@@ -30,6 +30,7 @@
 //     reply_priming: 3          # once per request
 //     per_tool: 7               # each tool definition
 //     tools_end: 12             # once when the request has tools
+//     content_ratio: 1.0        # provider tokens per o200k_base token of text, 0.1..10
 //
 // Draws are deterministic per (seed, question, parameter, index): the policy
 // keeps no state between calls, so it redraws the same value on every call.
@@ -62,6 +63,11 @@ struct TokenOverheads {
   int reply_priming = 3;
   int per_tool = 7;
   int tools_end = 12;
+  // Provider tokens per o200k_base token of text: a provider whose tokenizer
+  // differs bills its text at about this ratio (input and output alike).
+  double content_ratio = 1.0;
+  // Text tokens as billed: `tokens` itself at ratio 1, else rounded.
+  std::int64_t billed(std::int64_t tokens) const;
   bool operator==(const TokenOverheads&) const = default;
 };
 

@@ -16,7 +16,8 @@ const std::set<std::string> kKeys = {
     "searches",       "drop_terms",  "add_terms",   "search_k",       "opens_per_search", "open_ratio",
     "max_open",       "parallel_opens", "follow_rate", "repeats",     "browse_rate",      "max_tool_turns",
     "answer_tokens",  "answer_tokens_spread", "seed_variation", "overheads"};
-const std::set<std::string> kOverheadKeys = {"per_message", "per_tool_call", "reply_priming", "per_tool", "tools_end"};
+const std::set<std::string> kOverheadKeys = {"per_message", "per_tool_call", "reply_priming", "per_tool", "tools_end",
+                                             "content_ratio"};
 
 class Reader {
  public:
@@ -91,6 +92,7 @@ void read_overheads(const Reader& r, const YAML::Node& node, TokenOverheads& o) 
   take("reply_priming", o.reply_priming);
   take("per_tool", o.per_tool);
   take("tools_end", o.tools_end);
+  if (node["content_ratio"]) o.content_ratio = r.real(node["content_ratio"], "overheads.content_ratio", kProfileContentRatio);
 }
 
 void read_profile(const Reader& r, const YAML::Node& root, SimOptions& o) {
@@ -183,8 +185,9 @@ std::string sim_profile_yaml(const SimOptions& o, std::string_view comment) {
   out += fmt::format("answer_tokens_spread: {}\n", o.answer_tokens_spread);
   out += fmt::format("seed_variation: {}\n", p.seed_variation ? "true" : "false");
   const TokenOverheads& t = p.overheads;
-  out += fmt::format("overheads: {{per_message: {}, per_tool_call: {}, reply_priming: {}, per_tool: {}, tools_end: {}}}\n",
-                     t.per_message, t.per_tool_call, t.reply_priming, t.per_tool, t.tools_end);
+  out += fmt::format(
+      "overheads: {{per_message: {}, per_tool_call: {}, reply_priming: {}, per_tool: {}, tools_end: {}, content_ratio: {}}}\n",
+      t.per_message, t.per_tool_call, t.reply_priming, t.per_tool, t.tools_end, weight_text(t.content_ratio));
   return out;
 }
 

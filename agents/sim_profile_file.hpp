@@ -19,6 +19,7 @@ inline constexpr IntegerRange<int> kProfileAnswerSpread{0, 100000};
 inline constexpr IntegerRange<int> kProfileOverhead{0, 10000};
 inline constexpr RealRange kProfileRate{0, 1};
 inline constexpr RealRange kProfileWeight{0, 1e9};
+inline constexpr RealRange kProfileContentRatio{0.1, 10};
 
 // `base` with the keys of the profile text applied. `file_name` names it in
 // messages. Throws InputError naming the file, the line and the key: an

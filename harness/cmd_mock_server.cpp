@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "agents/mock_server.hpp"
+#include "agents/reference_agents.hpp"
 #include "harness/commands.hpp"
 #include "harness/judge.hpp"
 #include "harness/limits.hpp"
@@ -23,6 +24,7 @@ struct MockArgs {
   int port = 8089;
   std::string fault;
   std::uint64_t seed = 0;
+  std::string agent;  // a reference agent instead of the sim
 };
 
 agents::MockServer* g_server = nullptr;
@@ -37,13 +39,16 @@ int run_mock_server(const MockArgs& a) {
   agents::SimOptions sim = harness::judging_sim({});  // judge prompts get the sim judge's verdict
   sim.seed = a.seed;
   agents::MockServer server(sim, *counter, faults);
+  if (!a.agent.empty()) server.answer_with(agents::make_reference_agent(a.agent, *counter));
   int port = server.start(a.host, a.port);
   std::fprintf(stderr,
                "okfbench mock-server listening on http://%s:%d\n"
                "  OpenAI:    OPENAI_BASE_URL=http://%s:%d/v1\n"
                "  Anthropic: ANTHROPIC_BASE_URL=http://%s:%d\n"
+               "  answered by: %s\n"
                "  faults: %s\n",
                a.host.c_str(), port, a.host.c_str(), port, a.host.c_str(), port,
+               a.agent.empty() ? "sim" : a.agent.c_str(),
                a.fault.empty() ? "none" : a.fault.c_str());
   std::printf("%d\n", port);  // for scripts that asked for --port 0
   std::fflush(stdout);
@@ -72,6 +77,9 @@ void add_mock_server_command(CLI::App& app, Action& action) {
   cmd->add_option("--seed", args->seed, "Sim variation seed (0 = none)")
       ->check(number_in(harness::limits::seed))
       ->capture_default_str();
+  cmd->add_option("--agent", args->agent,
+                  "Answer with a scripted reference agent instead of sim: scout or diver (agents/reference_agents.hpp)")
+      ->check(CLI::IsMember(agents::reference_agent_names()));
   cmd->callback([args, &action] { action = [args] { return run_mock_server(*args); }; });
 }
 

@@ -52,7 +52,7 @@ struct RunState {
       : spec(spec_), options(options_), trials(trials_), store(store_), pricing(pricing_),
         pacer(spec_.requests_per_minute, spec_.tokens_per_minute,
               options_.pacing_clock ? *options_.pacing_clock : system_pacing_clock()),
-        progress(options_.progress, to_run), setup{spec_, options_, bundles_, counter_, pacer, {}, {}, {}, {}, {}} {}
+        progress(options_.progress, to_run), setup{spec_, options_, bundles_, counter_, pacer, {}, {}, {}, {}, {}, {}} {}
   const ExperimentSpec& spec;
   const RunOptions& options;
   const std::vector<PlannedTrial>& trials;

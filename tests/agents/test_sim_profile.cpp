@@ -129,6 +129,18 @@ TEST(SimProfile, OverheadsAreWhatTheUsageBills) {
   EXPECT_EQ(r.usage.input_tokens, 57 + 12 + 11 + 26 + 1);
 }
 
+TEST(SimProfile, AContentRatioScalesTheTextAndNotTheOverheads) {
+  ByteCounter counter;
+  SimModel sim(parse_sim_profile("overheads: {content_ratio: 1.5}\n", "o.yaml"), counter);
+  ChatRequest request;
+  request.messages = {{Role::system, "S", {}, {}, {}}, {Role::user, "hi", {}, {}, {}}};
+  const ChatResponse r = sim.chat(request);
+  // system: 3 + round(1.5 x 7) = 3 + 11 (10.5 rounds away from zero); user: 3 + 1.5 x 6 = 12; priming 3
+  EXPECT_EQ(r.usage.input_tokens, 14 + 12 + 3);
+  ASSERT_FALSE(r.message.content.empty());
+  EXPECT_EQ(r.usage.output_tokens, std::llround(1.5 * static_cast<double>(r.message.content.size())));
+}
+
 TEST(SimProfile, DrawsAreDeterministicAndFollowTheWeights) {
   const CountDistribution d{{{1, 0.5}, {2, 0.3}, {4, 0.2}}};
   std::map<int, int> seen;

@@ -25,7 +25,7 @@ TEST(SimProfileFile, ReadsEveryKey) {
       "searches: {1: 0.25, 2: 0.75}\ndrop_terms: 1\nadd_terms: {0: 1, 2: 1}\nsearch_k: 8\nopens_per_search: {1: 1, 3: 3}\n"
       "open_ratio: 0.5\nmax_open: 4\nparallel_opens: 0.25\nfollow_rate: 0.5\nrepeats: 2\nbrowse_rate: 0.1\n"
       "max_tool_turns: 6\nanswer_tokens: 120\nanswer_tokens_spread: 30\nseed_variation: false\n"
-      "overheads: {per_message: 4, per_tool_call: 2, reply_priming: 0, per_tool: 9, tools_end: 20}\n",
+      "overheads: {per_message: 4, per_tool_call: 2, reply_priming: 0, per_tool: 9, tools_end: 20, content_ratio: 1.25}\n",
       "p.yaml");
   const SimProfile& p = o.profile;
   EXPECT_EQ(p.searches, (CountDistribution{{{1, 0.25}, {2, 0.75}}}));
@@ -44,7 +44,7 @@ TEST(SimProfileFile, ReadsEveryKey) {
   EXPECT_EQ(o.answer_tokens, 120u);
   EXPECT_EQ(o.answer_tokens_spread, 30u);
   EXPECT_FALSE(p.seed_variation);
-  EXPECT_EQ(p.overheads, (TokenOverheads{4, 2, 0, 9, 20}));
+  EXPECT_EQ(p.overheads, (TokenOverheads{4, 2, 0, 9, 20, 1.25}));
   // Written and read back: the same options.
   const SimOptions back = parse_sim_profile(sim_profile_yaml(o, "fitted by a test\n\nsecond line"), "back.yaml");
   EXPECT_EQ(back.profile, o.profile);
@@ -72,7 +72,10 @@ TEST(SimProfileFile, ProblemsNameTheFileTheLineAndTheKey) {
   EXPECT_EQ(error_of("searches: [1, 2]\n"),
             "p.yaml:1: searches: expected a count (0 to 50) or a mapping {count: weight, ...}, e.g. {1: 0.7, 2: 0.3}");
   EXPECT_EQ(error_of("overheads: {per_token: 1}\n"),
-            "p.yaml:1: overheads.per_token: unknown key; the keys are per_message, per_tool, per_tool_call, reply_priming, tools_end");
+            "p.yaml:1: overheads.per_token: unknown key; the keys are content_ratio, per_message, per_tool, per_tool_call, "
+            "reply_priming, tools_end");
+  EXPECT_EQ(error_of("overheads: {content_ratio: 0}\n"),
+            "p.yaml:1: overheads.content_ratio: expected a number from 0.1 to 10, got \"0\"");
   EXPECT_EQ(error_of("overheads: {per_tool: 99999}\n"),
             "p.yaml:1: overheads.per_tool: expected an integer from 0 to 10000, got \"99999\"");
   EXPECT_EQ(error_of("seed_variation: maybe\n"), "p.yaml:1: seed_variation: expected true or false, got \"maybe\"");
