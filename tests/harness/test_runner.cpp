@@ -166,7 +166,7 @@ TEST(Runner, ASimProfileChangesTheAgentsBehaviourAndNotTheContextPath) {
   const fs::path dir = test::fresh_dir("runner-profile");
   test::write_file(dir / "p.yaml", "searches: 3\nadd_terms: 1\nparallel_opens: 0\n");
   const ExperimentSpec spec =
-      load_spec(write_spec(dir, 40, 3), {"models=[sim, sim:p.yaml]", "paths.agent.tools=[[search, open]]"});
+      load_spec(write_spec(dir, 40, 3), {"models=[sim, sim:p.yaml]", "paths.agent.tools=[[search, open]]", "paths.agent.max_turns=20"});
   run_experiment(spec, quiet(dir / "out"));
   std::map<std::string, std::size_t> searches, calls;
   std::map<std::string, std::int64_t> context_input;
