@@ -31,7 +31,7 @@ TEST(ReferenceAgents, ScoutSearchesSeveralTimesAndOpensOneHitPerTurn) {
   Demo demo;
   const AgentRun run = demo.run("scout", kLong);
   std::size_t searches = 0, opens = 0, repeated = 0;
-  for (const ToolCallRecord& c : run.tool_calls) {
+  for (const AgentToolCall& c : run.tool_calls) {
     searches += c.name == "search";
     opens += c.name == "open";
     repeated += c.repeated;
@@ -40,7 +40,7 @@ TEST(ReferenceAgents, ScoutSearchesSeveralTimesAndOpensOneHitPerTurn) {
   EXPECT_GE(searches, 3u);  // the first search, at least one for uncovered words, and the repeat
   EXPECT_GE(opens, 1u);
   EXPECT_EQ(repeated, 1u);  // 15 words: the first search is repeated before the answer
-  for (const TurnRecord& t : run.turns) EXPECT_LE(t.tool_calls, 1u);
+  for (const AgentTurn& t : run.turns) EXPECT_LE(t.tool_calls, 1u);
   EXPECT_EQ(run.tool_calls.front().arguments, R"({"k":8,"query":"production cypher query slow data load"})");
   EXPECT_NE(run.answer.find("Sources: ["), std::string::npos);
   EXPECT_EQ(run.stop, AgentStop::answered);
@@ -54,7 +54,7 @@ TEST(ReferenceAgents, DiverBrowsesOpensInParallelFollowsAndRereads) {
   EXPECT_EQ(run.tool_calls[1].name, "search");
   EXPECT_EQ(run.turns[2].tool_calls, 3u);  // the three hits in one turn
   std::size_t follows = 0, repeated = 0;
-  for (const ToolCallRecord& c : run.tool_calls) {
+  for (const AgentToolCall& c : run.tool_calls) {
     follows += c.name == "follow";
     repeated += c.repeated;
   }

@@ -92,7 +92,7 @@ TEST(SimProfile, RepeatsAreCountedAsRepeatedCallsAndChangeNothingElse) {
   const Ran base = run_with("");
   const Ran r = run_with("repeats: 2\n");
   std::size_t repeated = 0;
-  for (const ToolCallRecord& c : r.run.tool_calls) repeated += c.repeated ? 1 : 0;
+  for (const AgentToolCall& c : r.run.tool_calls) repeated += c.repeated ? 1 : 0;
   EXPECT_EQ(repeated, 2u);
   EXPECT_EQ(r.calls.size(), base.calls.size() + 2);
   EXPECT_EQ(r.calls[1], r.calls[0]);  // the search, again
