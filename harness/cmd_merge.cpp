@@ -21,7 +21,7 @@ int run_merge(const MergeArgs& args) {
   std::fputs(result.headline.c_str(), stdout);
   std::printf("\nmerged %zu trials from %zu folders into %s: %zu added, %zu already there; %zu trials in all\n",
               result.read, result.folders, args.out.c_str(), result.added, result.already_stored, result.total);
-  std::printf("wrote report.md, report.json, results.sqlite, results.jsonl and manifest.json to %s\n",
+  std::printf("wrote report.md, report.html, report.json, results.sqlite, results.jsonl and manifest.json to %s\n",
               args.out.c_str());
   return 0;
 }

@@ -104,7 +104,7 @@ int run(const RunArgs& args) {
   if (result.unpriced > 0) std::printf(" (%zu trials without a price)", result.unpriced);
   if (result.judge_spent_usd > 0) std::printf(" and $%.4f on the judge", result.judge_spent_usd);
   std::printf("; %.1f s\n", result.seconds);
-  std::printf("wrote report.md, report.json, results.sqlite, results.jsonl%s and manifest.json to %s\n",
+  std::printf("wrote report.md, report.html, report.json, results.sqlite, results.jsonl%s and manifest.json to %s\n",
               options.transcripts == harness::TranscriptMode::none ? "" : ", transcripts.jsonl.zst",
               result.out_dir.string().c_str());
   if (result.failures_remaining > 0) print_failures(result);

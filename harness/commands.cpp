@@ -18,6 +18,7 @@ void add_grade_command(CLI::App& app, Action& action);
 
 void add_report_command(CLI::App& app, Action& action);
 void add_show_command(CLI::App& app, Action& action);
+void add_export_command(CLI::App& app, Action& action);
 void add_merge_command(CLI::App& app, Action& action);
 void add_compare_command(CLI::App& app, Action& action);
 void add_tune_command(CLI::App& app, Action& action);
@@ -39,6 +40,7 @@ void add_all_commands(CLI::App& app, Action& action) {
   add_grade_command(app, action);
   add_report_command(app, action);
   add_show_command(app, action);
+  add_export_command(app, action);
   add_merge_command(app, action);
   add_compare_command(app, action);
   add_tune_command(app, action);

@@ -165,7 +165,7 @@ fs::path default_out_dir() { return fs::path("okfbench-out") / utc_now("%Y%m%dT%
 
 std::string write_run_reports(const reports::RunManifest& manifest, const std::vector<reports::TrialRecord>& records,
                               const reports::PricingTable& pricing, const fs::path& dir) {
-  const std::array formats = {reports::ReportFormat::markdown, reports::ReportFormat::json};
+  const std::array formats = {reports::ReportFormat::markdown, reports::ReportFormat::html, reports::ReportFormat::json};
   reports::write_report_files(manifest, records, pricing, formats, dir);
   return reports::headline_markdown(reports::summarize(records, pricing));
 }

@@ -154,8 +154,8 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options);
 // the default experiment with sim; harness/README.md, "Dry run").
 std::int64_t estimate_input_tokens(const reports::PathConfig& config);
 
-// Writes report.md and report.json of a run folder (as `run` and `merge`
-// leave it) and returns the headline table.
+// Writes report.md, report.html (the explorer) and report.json of a run
+// folder (as `run` and `merge` leave it) and returns the headline table.
 std::string write_run_reports(const reports::RunManifest& manifest, const std::vector<reports::TrialRecord>& records,
                               const reports::PricingTable& pricing, const std::filesystem::path& dir);
 

@@ -4,9 +4,13 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 
+#include "reports/config_names.hpp"
+#include "reports/explorer.hpp"
 #include "reports/format.hpp"
+#include "reports/headline_sentences.hpp"
 #include "reports/web_assets.hpp"
 #include "reports/writers.hpp"
 #include "retrieval/json_text.hpp"
@@ -27,7 +31,14 @@ std::string json_script_safe(std::string text) {
   return text;
 }
 
-std::string row_name(const SummaryRow& row) { return row.bundle + ": " + row.label; }
+using Names = std::map<std::string, std::string>;  // short configuration names by label
+
+std::string short_name(const Names& names, const std::string& label) {
+  auto it = names.find(label);
+  return it == names.end() ? label : it->second;
+}
+
+std::string row_name(const SummaryRow& row, const Names& names) { return row.bundle + ": " + short_name(names, row.label); }
 
 // Facet titles are configuration labels, which can be long: wrap them at the
 // spaces between settings rather than cut them.
@@ -59,14 +70,14 @@ std::string wrapped(const std::string& label, std::size_t width) {
   return out;
 }
 
-json turns_chart(const Summary& s) {
+json turns_chart(const Summary& s, const Names& names) {
   json values = json::array();
   for (const auto& row : s.rows) {
     if (row.config.kind != PathKind::agent) continue;
     for (const auto& t : row.per_turn) {
-      values.push_back({{"config", wrapped(row_name(row), 60)}, {"turn", t.turn}, {"part", "cached"}, {"tokens", t.cached_tokens}, {"order", 0}});
-      values.push_back({{"config", wrapped(row_name(row), 60)}, {"turn", t.turn}, {"part", "re-sent"}, {"tokens", t.resent_uncached_tokens}, {"order", 1}});
-      values.push_back({{"config", wrapped(row_name(row), 60)}, {"turn", t.turn}, {"part", "new"}, {"tokens", t.new_tokens}, {"order", 2}});
+      values.push_back({{"config", wrapped(row_name(row, names), 60)}, {"turn", t.turn}, {"part", "cached"}, {"tokens", t.cached_tokens}, {"order", 0}});
+      values.push_back({{"config", wrapped(row_name(row, names), 60)}, {"turn", t.turn}, {"part", "re-sent"}, {"tokens", t.resent_uncached_tokens}, {"order", 1}});
+      values.push_back({{"config", wrapped(row_name(row, names), 60)}, {"turn", t.turn}, {"part", "new"}, {"tokens", t.new_tokens}, {"order", 2}});
     }
   }
   if (values.empty()) return nullptr;
@@ -86,11 +97,11 @@ json turns_chart(const Summary& s) {
           {"spec", spec}};
 }
 
-json size_chart(const Summary& s) {
+json size_chart(const Summary& s, const Names& names) {
   json values = json::array();
   for (const auto& row : s.rows) {
     if (row.concept_count <= 0 || !row.input_tokens.mean) continue;
-    values.push_back({{"path", row.label}, {"bundle", row.bundle}, {"concepts", row.concept_count}, {"input_tokens", *row.input_tokens.mean}});
+    values.push_back({{"path", short_name(names, row.label)}, {"bundle", row.bundle}, {"concepts", row.concept_count}, {"input_tokens", *row.input_tokens.mean}});
   }
   if (values.empty()) return nullptr;
   return {{"data", {{"values", values}}},
@@ -106,7 +117,7 @@ json size_chart(const Summary& s) {
 
 // Cost against a quality metric per configuration, one panel per bundle and
 // question set, the Pareto front marked and joined.
-json front_chart(const Summary& s, std::string_view quality, const char* quality_title) {
+json front_chart(const Summary& s, const Names& names, std::string_view quality, const char* quality_title) {
   json values = json::array();
   std::vector<std::pair<std::string, std::string>> groups;
   for (const auto& row : s.rows) {
@@ -115,7 +126,7 @@ json front_chart(const Summary& s, std::string_view quality, const char* quality
   }
   for (const auto& [bundle, qs] : groups) {
     for (const auto& p : cost_quality_points(s, bundle, qs, quality)) {
-      values.push_back({{"group", bundle + " (" + qs + ")"}, {"path", p.row->label}, {"kind", to_string(p.row->config.kind)},
+      values.push_back({{"group", bundle + " (" + qs + ")"}, {"path", short_name(names, p.row->label)}, {"kind", to_string(p.row->config.kind)},
                         {"cost", p.cost}, {"quality", p.quality}, {"front", p.on_front ? "Pareto front" : "dominated"}});
     }
   }
@@ -136,10 +147,10 @@ json front_chart(const Summary& s, std::string_view quality, const char* quality
           {"spec", {{"width", 320}, {"height", 220}, {"layer", json::array({line, points})}}}};
 }
 
-json tools_chart(const Summary& s) {
+json tools_chart(const Summary& s, const Names& names) {
   json values = json::array();
   for (const auto& row : s.rows) {
-    for (const auto& [tool, bytes] : row.tool_bytes_by_tool) values.push_back({{"config", row_name(row)}, {"tool", tool}, {"bytes", bytes}});
+    for (const auto& [tool, bytes] : row.tool_bytes_by_tool) values.push_back({{"config", row_name(row, names)}, {"tool", tool}, {"bytes", bytes}});
   }
   if (values.empty()) return nullptr;
   return {{"data", {{"values", values}}},
@@ -152,11 +163,11 @@ json tools_chart(const Summary& s) {
             {"tooltip", json::array({{{"field", "tool"}}, {{"field", "bytes"}, {"format", ",.0f"}}})}}}};
 }
 
-json measures_chart(const Summary& s) {
+json measures_chart(const Summary& s, const Names& names) {
   json values = json::array();
   for (const auto& row : s.rows) {
     for (const auto& [name, value] : row.measures) {
-      if (value.mean) values.push_back({{"question_set", row.question_set}, {"path", row_name(row)}, {"measure", name}, {"value", *value.mean}});
+      if (value.mean) values.push_back({{"question_set", row.question_set}, {"path", row_name(row, names)}, {"measure", name}, {"value", *value.mean}});
     }
   }
   if (values.empty()) return nullptr;
@@ -182,27 +193,78 @@ struct Chart {
   json spec;
 };
 
-std::vector<Chart> charts_of(const Summary& s) {
-  return {{"turns", "Input tokens per turn (agent paths)", "No agent trials with per-turn usage.", turns_chart(s)},
-          {"size", "Input tokens against bundle size", "No trials with a known input token count.", size_chart(s)},
-          {"front", "Cost against evidence recall", "No configuration has both a known cost and evidence recall.", front_chart(s, "evidence_recall", "evidence recall")},
-          {"answers", "Answer score against cost", "No configuration has both a known cost and a facts answer score.", front_chart(s, kAnswerGrader, "answer score (facts)")},
-          {"tools", "Tool-result bytes by tool", "No tool calls in this run.", tools_chart(s)},
-          {"measures", "Ranking measures per question set", "No ranking measures were stored with the trials.", measures_chart(s)}};
+std::vector<Chart> charts_of(const Summary& s, const Names& n) {
+  return {{"turns", "Input tokens per turn (agent paths)", "No agent trials with per-turn usage.", turns_chart(s, n)},
+          {"size", "Input tokens against bundle size", "No trials with a known input token count.", size_chart(s, n)},
+          {"front", "Cost against evidence recall", "No configuration has both a known cost and evidence recall.", front_chart(s, n, "evidence_recall", "evidence recall")},
+          {"answers", "Answer score against cost", "No configuration has both a known cost and a facts answer score.", front_chart(s, n, kAnswerGrader, "answer score (facts)")},
+          {"tools", "Tool-result bytes by tool", "No tool calls in this run.", tools_chart(s, n)},
+          {"measures", "Ranking measures per question set", "No ranking measures were stored with the trials.", measures_chart(s, n)}};
 }
 
-std::string headline_table(const Summary& s) {
-  std::string out = "<table><thead><tr>";
+Names names_of(const Summary& s) {
+  std::vector<PathConfig> configs;
+  for (const auto& row : s.rows) configs.push_back(row.config);
+  return short_config_names(configs);
+}
+
+// The headline with short configuration names (the full label on hover and in the legend below).
+std::string headline_table(const Summary& s, const Names& names) {
+  std::string out = "<table id=\"headline\"><thead><tr>";
   for (const auto& c : headline_columns()) out += "<th>" + markup_escape(c) + "</th>";
   out += "</tr></thead><tbody>\n";
+  const auto& columns = headline_columns();
+  const auto path_column = static_cast<std::size_t>(std::find(columns.begin(), columns.end(), "path") - columns.begin());
   for (const auto& r : s.rows) {
     out += "<tr>";
-    for (const auto& c : headline_cells(r)) out += "<td>" + markup_escape(c) + "</td>";
+    auto cells = headline_cells(r);
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      if (i == path_column) {
+        out += fmt::format("<td title=\"{}\">{}</td>", markup_escape(r.label), markup_escape(short_name(names, r.label)));
+      } else {
+        out += "<td>" + markup_escape(cells[i]) + "</td>";
+      }
+    }
     out += "</tr>\n";
   }
   out += "</tbody></table>\n";
   if (!s.priced_as_note.empty()) out += "<p>Cost: " + markup_escape(s.priced_as_note) + ".</p>\n";
   if (!s.judge_note.empty()) out += "<p>Judge: " + markup_escape(s.judge_note) + ".</p>\n";
+  out += "<details id=\"legend\" open><summary>Configurations: short names and full settings</summary><table>"
+         "<thead><tr><th>name</th><th>settings</th></tr></thead><tbody>\n";
+  std::map<std::string, std::string> by_name;
+  for (const auto& [label, name] : names) by_name.emplace(name, label);
+  for (const auto& [name, label] : by_name) out += fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", markup_escape(name), markup_escape(label));
+  return out + "</tbody></table></details>\n";
+}
+
+std::string answer_section(const Summary& s, const Names& names) {
+  std::string out = "<section id=\"answer\">\n<h2>What the agent costs against one-shot</h2>\n";
+  for (const auto& sentence : headline_sentences(s, names)) out += "<p>" + markup_escape(sentence) + "</p>\n";
+  if (s.rows.empty()) out += "<p>No trials were stored in this run.</p>\n";
+  return out + "</section>\n";
+}
+
+// The trial table's controls and header; explorer.js fills the rows.
+std::string trials_section() {
+  std::string out =
+      "<h2>Trials</h2>\n<div class=\"filters\">"
+      "<input type=\"search\" id=\"trial-search\" placeholder=\"search questions, answers, errors\" aria-label=\"search\">"
+      "<select id=\"filter-bundle\" aria-label=\"bundle\"><option value=\"\">every bundle</option></select>"
+      "<select id=\"filter-path\" aria-label=\"path\"><option value=\"\">every path</option></select>"
+      "<select id=\"filter-config\" aria-label=\"configuration\"><option value=\"\">every configuration</option></select>"
+      "<select id=\"filter-grade\" aria-label=\"facts grade\"><option value=\"\">every facts grade</option></select>"
+      "<select id=\"filter-error\" aria-label=\"error\"><option value=\"\">finished or failed</option></select>"
+      "<span id=\"trial-count\"></span></div>\n<table id=\"trials\"><thead><tr>";
+  const std::vector<std::pair<const char*, const char*>> columns = {
+      {"bundle", "bundle"}, {"question", "question"}, {"config", "configuration"}, {"repeat", "repeat"},
+      {"turns", "turns"}, {"input_tokens", "input tokens"}, {"output_tokens", "output tokens"}, {"cost", "cost"},
+      {"facts", "facts"}, {"error", "error"}};
+  for (const auto& [column, title] : columns) out += fmt::format("<th data-column=\"{}\" data-title=\"{}\">{}</th>", column, title, title);
+  out += "</tr></thead><tbody></tbody></table>\n"
+         "<p><button id=\"page-previous\">previous</button> <span id=\"trial-page\"></span> "
+         "<button id=\"page-next\">next</button> &middot; click a trial to open its conversation</p>\n"
+         "<div id=\"trial-view\" hidden></div>\n";
   return out;
 }
 
@@ -217,12 +279,6 @@ std::string context_list(const RunManifest& m) {
       markup_escape(fmt::format("{}", fmt::join(m.cache_models, ", "))), markup_escape(fmt::format("{}", fmt::join(m.seeds, ", "))),
       markup_escape(m.okfbench_version), m.schema_version);
 }
-
-constexpr const char* kStyle = R"(body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem;color:#222;max-width:1500px}
-table{border-collapse:collapse;font-size:.9rem;margin:1rem 0}th,td{border:1px solid #ddd;padding:.3rem .5rem;text-align:right}
-th{background:#f4f4f4}td:nth-child(1),td:nth-child(3){text-align:left}.context{color:#555;font-size:.85rem}
-.note{color:#777;font-style:italic}#okfbench-errors:empty,#okfbench-warnings:empty{display:none}
-#okfbench-errors{color:#b00;border:1px solid #b00;padding:.5rem}#okfbench-warnings{color:#a60;padding:.5rem})";
 
 // Registered before the libraries load so that errors while loading them are caught too.
 constexpr const char* kErrorCapture = R"((function () {
@@ -254,38 +310,45 @@ constexpr const char* kRender = R"((function () {
 
 std::vector<std::string> html_chart_ids(const Summary& summary) {
   std::vector<std::string> ids;
-  for (const auto& c : charts_of(summary)) {
+  for (const auto& c : charts_of(summary, names_of(summary))) {
     if (!c.spec.is_null()) ids.push_back(c.id);
   }
   return ids;
 }
 
-std::string html_report(const RunManifest& manifest, const Summary& summary, const std::vector<TrialRecord>& records) {
+std::string html_report(const RunManifest& manifest, const Summary& summary, const std::vector<TrialRecord>& records,
+                        const PricingTable& pricing) {
+  const Names names = names_of(summary);
   json specs = json::object();
-  std::string body;
-  for (auto& c : charts_of(summary)) {
-    body += fmt::format("<h2>{}</h2>\n", c.title);
+  std::string charts = "<h2>Charts</h2>\n";
+  for (auto& c : charts_of(summary, names)) {
+    charts += fmt::format("<h3>{}</h3>\n", c.title);
     if (c.spec.is_null()) {
-      body += fmt::format("<p class=\"note\">{}</p>\n", c.empty_note);
+      charts += fmt::format("<p class=\"note\">{}</p>\n", c.empty_note);
       continue;
     }
-    body += fmt::format("<div class=\"chart\" id=\"chart-{}\"></div>\n", c.id);
+    charts += fmt::format("<div class=\"chart\" id=\"chart-{}\"></div>\n", c.id);
     specs[c.id] = std::move(c.spec);
   }
-  int failed = 0;
-  for (const auto& r : records) failed += r.error.empty() ? 0 : 1;
+  const ExplorerData explorer = explorer_data(records, pricing, names);
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>okfbench report</title>\n";
   out += "<!--\nCharts drawn with " + chart_library_versions() + ", inlined under their licences:\n\n" +
          chart_library_licenses() + "-->\n";
-  out += fmt::format("<style>{}</style>\n<script>{}</script>\n", kStyle, kErrorCapture);
+  out += fmt::format("<style>{}</style>\n<script>{}</script>\n", explorer_style(), kErrorCapture);
   out += "<script>\n" + chart_library_scripts() + "\n</script>\n</head>\n<body>\n";
   out += "<h1>okfbench report</h1>\n" + context_list(manifest);
   out += "<pre id=\"okfbench-errors\"></pre><pre id=\"okfbench-warnings\"></pre>\n";
-  out += "<h2>Headline</h2>\n" + headline_table(summary);
-  if (failed > 0) out += fmt::format("<p>{} trial(s) failed; see report.md for their errors.</p>\n", failed);
-  out += body;
+  out += answer_section(summary, names);
+  out += "<h2>Headline</h2>\n" + headline_table(summary, names);
+  out += trials_section();
+  out += charts;
+  out += "<script type=\"application/json\" id=\"okfbench-trials\">" + json_script_safe(explorer.table_json) + "</script>\n";
+  // Base64 has no '<', so a chunk can never close its element.
+  for (std::size_t i = 0; i < explorer.detail_chunks.size(); ++i) {
+    out += fmt::format("<script type=\"application/octet-stream\" id=\"okfbench-chunk-{}\">{}</script>\n", i, explorer.detail_chunks[i]);
+  }
   out += "<script type=\"application/json\" id=\"okfbench-specs\">" + json_script_safe(json_text(specs)) + "</script>\n";
-  out += fmt::format("<script>{}</script>\n</body>\n</html>\n", kRender);
+  out += fmt::format("<script>{}</script>\n<script>{}</script>\n</body>\n</html>\n", kRender, explorer_script());
   return out;
 }
 

@@ -1,7 +1,15 @@
 #pragma once
-// The HTML report: one self-contained file (chart libraries and data inlined,
-// nothing fetched) with the run's context, the headline table and Vega-Lite
-// charts:
+// The HTML report, the run's explorer: one self-contained file (chart
+// libraries, script and data inlined, nothing fetched) that opens with
+//   - the mission's answer in sentences per bundle (headline_sentences.hpp),
+//   - the headline table with short configuration names (config_names.hpp;
+//     the full settings on hover and in a legend),
+//   - the trial table: sortable, filtered by bundle, path, configuration,
+//     facts grade and error, searched by question, answer and error text; a
+//     click opens the trial's conversation (per-turn bars of new, re-sent and
+//     cached input, tool calls, answer, grades, timings), decoded from its
+//     compressed chunk only then (explorer.hpp, web/explorer.js),
+// then Vega-Lite charts:
 //   turns       per-turn input of agent paths split into new, re-sent and cached tokens
 //   size        input tokens against bundle size (log scale), one line per path
 //   front       cost against evidence recall per configuration, Pareto front marked
@@ -11,17 +19,21 @@
 // A chart whose data is empty is replaced by a sentence saying so.
 //
 // When every chart has rendered the page sets data-charts-rendered="N" on
-// <body>; script errors and console errors are listed in
-// <pre id="okfbench-errors">. Tests (and people) check those two.
+// <body>, and when the trial table is filled data-explorer-ready="TRIALS";
+// script errors and console errors are listed in <pre id="okfbench-errors">.
+// Tests (and people) check those.
 #include <string>
 #include <vector>
 
+#include "reports/pricing.hpp"
 #include "reports/record.hpp"
 #include "reports/summary.hpp"
 
 namespace okfbench::reports {
 
-std::string html_report(const RunManifest& manifest, const Summary& summary, const std::vector<TrialRecord>& records);
+// `pricing` prices each trial of the trial table (the summary's rows are priced already).
+std::string html_report(const RunManifest& manifest, const Summary& summary, const std::vector<TrialRecord>& records,
+                        const PricingTable& pricing);
 
 // The ids of the charts html_report() draws for this summary, in page order.
 std::vector<std::string> html_chart_ids(const Summary& summary);

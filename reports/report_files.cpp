@@ -32,7 +32,7 @@ void write_one(ReportFormat format, const RunManifest& manifest, const std::vect
   };
   switch (format) {
     case ReportFormat::markdown: put("report.md", markdown_report(manifest, summary, records)); break;
-    case ReportFormat::html: put("report.html", html_report(manifest, summary, records)); break;
+    case ReportFormat::html: put("report.html", html_report(manifest, summary, records, pricing)); break;
     case ReportFormat::json: put("report.json", json_report(manifest, summary)); break;
     case ReportFormat::csv:
       put("summary.csv", summary_csv(summary));

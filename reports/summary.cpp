@@ -86,15 +86,13 @@ struct TurnAccumulator {
 // The three parts of each turn's input: new (turn_new_input), cached (at most
 // what was re-sent) and re-sent but not cached.
 void add_turn_splits(const TrialRecord& r, std::vector<TurnAccumulator>& turns) {
-  for (std::size_t i = 0; i < r.turns.size(); ++i) {
-    const auto fresh = turn_new_input(r, i);
-    if (!fresh) continue;
-    const auto resent = static_cast<double>(*turn_resent_input(r, i));
-    const double cached = std::min(static_cast<double>(std::max<std::int64_t>(r.turns[i].cached_tokens.value_or(0), 0)), resent);
+  const auto splits = trial_turn_splits(r);
+  for (std::size_t i = 0; i < splits.size(); ++i) {
+    if (!splits[i]) continue;
     if (turns.size() <= i) turns.resize(i + 1);
-    turns[i].new_tokens += static_cast<double>(*fresh);
-    turns[i].cached += cached;
-    turns[i].resent += resent - cached;
+    turns[i].new_tokens += splits[i]->new_tokens;
+    turns[i].cached += splits[i]->cached_tokens;
+    turns[i].resent += splits[i]->resent_uncached_tokens;
     ++turns[i].trials;
   }
 }
@@ -270,6 +268,22 @@ std::vector<const TrialRecord*> in_stable_order(const std::vector<TrialRecord>& 
 }
 
 }  // namespace
+
+std::vector<std::optional<TurnSplit>> trial_turn_splits(const TrialRecord& r) {
+  std::vector<std::optional<TurnSplit>> splits(r.turns.size());
+  for (std::size_t i = 0; i < r.turns.size(); ++i) {
+    const auto fresh = turn_new_input(r, i);
+    if (!fresh) continue;
+    const auto resent = static_cast<double>(*turn_resent_input(r, i));
+    const double cached = std::min(static_cast<double>(std::max<std::int64_t>(r.turns[i].cached_tokens.value_or(0), 0)), resent);
+    splits[i] = TurnSplit{static_cast<int>(i + 1), static_cast<double>(*fresh), resent - cached, cached, 1};
+  }
+  return splits;
+}
+
+const SummaryRow* one_shot_row(const Summary& summary, const SummaryRow& row) {
+  return row.config.kind == PathKind::agent ? one_shot_base(summary.rows, row) : nullptr;
+}
 
 Summary summarize(const std::vector<TrialRecord>& records, const PricingTable& pricing) {
   std::map<RowKey, RowBuilder> builders;

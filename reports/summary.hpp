@@ -70,6 +70,10 @@ struct TurnSplit {
   int trials = 0;  // trials that reached this turn with a known input count
 };
 
+// One trial's turns split the same way (trials = 1 each); nullopt for a turn
+// whose new part is unknown (its input, or the previous turn's, unreported).
+std::vector<std::optional<TurnSplit>> trial_turn_splits(const TrialRecord& record);
+
 // The grader whose grades fill the headline's answer columns.
 inline constexpr const char* kAnswerGrader = "facts";
 
@@ -151,6 +155,11 @@ struct Summary {
 };
 
 Summary summarize(const std::vector<TrialRecord>& records, const PricingTable& pricing);
+
+// The context row an agent row's one-shot ratios divide by (same bundle,
+// question set and model, the smallest such label); nullptr when there is
+// none or `row` is not an agent row.
+const SummaryRow* one_shot_row(const Summary& summary, const SummaryRow& row);
 
 // Per grader over `records` (finished trials): counts, mean score and share
 // correct of the graded ones. Used for rows and by `okfbench grade`.

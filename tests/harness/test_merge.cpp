@@ -54,7 +54,7 @@ TEST(Merge, ShardsGiveTheSameRunAsOneRun) {
   EXPECT_EQ(merged.total, 12u);
   EXPECT_THAT(merged.headline, HasSubstr("|"));
   EXPECT_EQ(by_key(run.dir / "merged"), by_key(run.dir / "all"));
-  for (const char* file : {"results.sqlite", "results.jsonl", "manifest.json", "report.md", "report.json"})
+  for (const char* file : {"results.sqlite", "results.jsonl", "manifest.json", "report.md", "report.html", "report.json"})
     EXPECT_TRUE(fs::exists(run.dir / "merged" / file)) << file;
   EXPECT_EQ(reports::read_run_dir(run.dir / "merged").manifest.spec_hash, run.spec.hash);
 

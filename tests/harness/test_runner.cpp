@@ -108,7 +108,7 @@ TEST(Runner, RunsEveryTrialStoresItAndResumesWithoutRepeating) {
   EXPECT_EQ(first.ran, 16u);
   EXPECT_EQ(first.already_stored, 0u);
   EXPECT_EQ(first.failed, 0u);
-  for (const char* file : {"results.sqlite", "results.jsonl", "manifest.json", "report.md", "report.json"}) {
+  for (const char* file : {"results.sqlite", "results.jsonl", "manifest.json", "report.md", "report.html", "report.json"}) {
     EXPECT_TRUE(fs::exists(dir / "out" / file)) << file;
   }
   const auto stored = reports::read_run_dir(dir / "out");

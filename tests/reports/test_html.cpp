@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <regex>
 
 #include "tests/reports/fixtures.hpp"
@@ -44,15 +45,19 @@ std::string element_text(const std::string& dom, const std::string& id) {
 
 TEST(Html, SelfContainedWithoutNetworkReferences) {
   auto records = fixtures::small_run();
-  std::string html = html_report(fixtures::manifest(), summarize(records, fixtures::pricing()), records);
+  std::string html = html_report(fixtures::manifest(), summarize(records, fixtures::pricing()), records, fixtures::pricing());
   EXPECT_EQ(html.find("<script src"), std::string::npos);
   EXPECT_EQ(html.find("<link"), std::string::npos);
   EXPECT_NE(html.find("vegaEmbed"), std::string::npos);
   EXPECT_NE(html.find("BSD"), std::string::npos);  // the inlined libraries' licence travels with them
-  // Only the opening tags we wrote; the libraries' own text never closes a script early.
+  // Only the elements we wrote: error capture, libraries, trial table, one
+  // chunk of details, chart specs, chart rendering, explorer. The libraries'
+  // own text never closes a script early.
   std::size_t scripts = 0;
   for (auto at = html.find("</script>"); at != std::string::npos; at = html.find("</script>", at + 1)) ++scripts;
-  EXPECT_EQ(scripts, 4u);
+  EXPECT_EQ(scripts, 7u);
+  EXPECT_NE(html.find("id=\"okfbench-chunk-0\""), std::string::npos);
+  EXPECT_EQ(html.find("id=\"okfbench-chunk-1\""), std::string::npos);
 }
 
 TEST(Html, EmptyChartsAreExplainedNotDrawn) {
@@ -61,7 +66,7 @@ TEST(Html, EmptyChartsAreExplainedNotDrawn) {
   Summary s = summarize(records, fixtures::pricing());
   auto ids = html_chart_ids(s);
   EXPECT_EQ(ids, (std::vector<std::string>{"size", "front"}));
-  std::string html = html_report(fixtures::manifest(), s, records);
+  std::string html = html_report(fixtures::manifest(), s, records, fixtures::pricing());
   EXPECT_NE(html.find("No tool calls in this run."), std::string::npos);
   EXPECT_EQ(html.find("id=\"chart-tools\""), std::string::npos);
 }
@@ -73,7 +78,7 @@ TEST(Html, EveryChartRendersInHeadlessChromium) {
   Summary s = summarize(records, fixtures::pricing());
   auto ids = html_chart_ids(s);
   ASSERT_EQ(ids, (std::vector<std::string>{"turns", "size", "front", "answers", "tools", "measures"}));
-  test::write_file(dir / "report.html", html_report(fixtures::manifest(), s, records));
+  test::write_file(dir / "report.html", html_report(fixtures::manifest(), s, records, fixtures::pricing()));
 
   auto dom = test::run_command(chromium_flags(dir / "profile-dom") + " --dump-dom file://" + (dir / "report.html").string());
   ASSERT_EQ(dom.exit_code, 0) << dom.err;
@@ -99,6 +104,56 @@ TEST(Html, EveryChartRendersInHeadlessChromium) {
   EXPECT_EQ(test::read_file(png).substr(1, 3), "PNG");
   RecordProperty("screenshot", png.string());
   std::cout << "screenshot: " << png.string() << "\n";
+}
+
+// Drives the explorer with playwright-core in Chromium (tests/reports/html_explorer.js):
+// open, filter by path and bundle, search, open a trial's conversation,
+// expand a tool call, list the failed trials, sort; no console error or warning.
+TEST(Html, ExplorerFiltersAndOpensATrialInChromium) {
+  if (!std::filesystem::exists(kChromium)) GTEST_SKIP() << kChromium << " is not installed (scripts/setup.sh installs it)";
+  ASSERT_TRUE(std::filesystem::exists(test::web_node_modules() / "playwright-core"))
+      << "playwright-core is missing from " << test::web_node_modules() << "; the build installs it with npm ci (reports/web)";
+  auto dir = test::fresh_dir("html_explorer");
+  auto records = multi_size_run();
+  Summary s = summarize(records, fixtures::pricing());
+  test::write_file(dir / "report.html", html_report(fixtures::manifest(), s, records, fixtures::pricing()));
+  auto driver = test::source_dir() / "tests" / "reports" / "html_explorer.js";
+  auto run = test::run_command("NODE_PATH=" + test::web_node_modules().string() + " node " + driver.string() + " check " +
+                               (dir / "report.html").string() + " " + dir.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  auto seen = nlohmann::json::parse(run.out);
+  std::cout << "screenshots: " << (dir / "explorer-open.png").string() << " " << (dir / "explorer-trial.png").string() << "\n";
+
+  EXPECT_NE(seen["answer"].get<std::string>().find("On 1,000 concepts (gen-1000), agent reads "), std::string::npos) << seen["answer"];
+  EXPECT_EQ(seen["headline_path_title"], "context budget=2000 k=5 hops=1 model=sim cache=openai");
+  EXPECT_EQ(seen["opened"], "15 of 15 trials");
+  EXPECT_EQ(seen["agent_only"], "9 of 15 trials");
+  EXPECT_EQ(seen["agent_gen100"], "3 of 15 trials");
+  EXPECT_EQ(seen["searched"], "1 of 15 trials");
+  ASSERT_EQ(seen["searched_rows"].size(), 1u);
+  EXPECT_EQ(seen["searched_rows"][0][0], "gen-100");
+  EXPECT_EQ(seen["searched_rows"][0][1], "q2");
+  EXPECT_EQ(seen["searched_rows"][0][5], "8,361");  // 7,961 and 100 more per turn on the 100-concept bundle
+  EXPECT_EQ(seen["trial_key"], "a-q2");
+  EXPECT_EQ(seen["turn_headings"], (nlohmann::json{"Turn 1", "Turn 2", "Turn 3", "Turn 4"}));
+  // Turn 3 of the trial without cache counts: new and re-sent, nothing cached.
+  EXPECT_EQ(seen["bar_parts"], (nlohmann::json{"part-new", "part-resent"}));
+  EXPECT_TRUE(seen["tool_call_open"].get<bool>());
+  EXPECT_NE(seen["tool_call"].get<std::string>().find("search({\"query\":\"slow query\"}) → 900 bytes"), std::string::npos)
+      << seen["tool_call"];
+  EXPECT_EQ(seen["answer_text"], "See the runbook.");
+  EXPECT_EQ(seen["grades"], (nlohmann::json{"facts yes", "answered yes", "judge yes"}));
+  ASSERT_EQ(seen["failed_rows"].size(), 3u);  // the failed agent trial of each bundle
+  EXPECT_EQ(seen["failed_rows"][0][9], "model timeout after 3 retries");
+  EXPECT_EQ(seen["sorted_descending"][0][5], "11,961");  // the agent on 1,000 concepts
+  EXPECT_EQ(seen["failed_rows"][0][5], "n/a");           // no model call, no input count
+  EXPECT_EQ(seen["errors_shown"], "");
+  EXPECT_EQ(seen["warnings_shown"], "");
+  EXPECT_EQ(seen["console_problems"], nlohmann::json::array());
+  for (const char* png : {"explorer-open.png", "explorer-trial.png"}) {
+    ASSERT_TRUE(std::filesystem::exists(dir / png)) << png;
+    EXPECT_EQ(test::read_file(dir / png).substr(1, 3), "PNG");
+  }
 }
 
 }  // namespace

@@ -29,6 +29,8 @@ fs::path fresh_dir(const std::string& name) {
 
 fs::path source_dir() { return fs::path(OKFBENCH_SOURCE_DIR); }
 
+fs::path web_node_modules() { return fs::path(OKFBENCH_WEB_MODULES); }
+
 fs::path okfbench_binary() { return fs::path(OKFBENCH_BINARY); }
 
 std::string read_file(const fs::path& path) {

@@ -20,6 +20,10 @@ std::filesystem::path source_dir();
 // The built okfbench program, for end-to-end tests of the CLI.
 std::filesystem::path okfbench_binary();
 
+// node_modules of reports/web installed in the build tree (playwright-core,
+// the chart libraries), for the browser tests of the HTML report.
+std::filesystem::path web_node_modules();
+
 std::string read_file(const std::filesystem::path& path);
 void write_file(const std::filesystem::path& path, const std::string& text);
 
