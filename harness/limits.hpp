@@ -79,6 +79,9 @@ inline constexpr Int max_total_bytes{1, std::int64_t{1} << 50};
 // Git bundles (--git-timeout, git_timeout in specs): seconds, more than 0, at most a day.
 inline constexpr RealRange git_timeout_seconds{0, 86'400, true};
 
+// calibrate --holdout: the share of questions held out of the fit.
+inline constexpr RealRange calibrate_holdout{0, 0.9};
+
 // The sim's policy knobs (agent --sim-*).
 inline constexpr Int sim_search_k{1, 50};
 inline constexpr Int sim_max_open{0, 50};

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Issue 17's benchmark (not a test): for each scripted reference agent
+# (agents/reference_agents.hpp), record it answering 120 generated questions
+# through the mock server, calibrate a sim profile on 20 of them and replay
+# the other 100 with the fitted sim; prints, per agent, the total input
+# tokens the agent spent on those 100 against the fitted sim's, and the same
+# for the default sim. The target is within +-15%.
+#
+#   scripts/calibration-benchmark.sh [BUILD_DIR]   (default: build)
+#
+# Offline and deterministic: everything runs on 127.0.0.1 against
+# `okfbench mock-server --agent NAME`; about 25 s on 2 busy cores.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$here/build}
+bin=$build/harness/okfbench
+[[ -x $bin ]] || bin=$build/okfbench
+[[ -x $bin ]] || { echo "calibration-benchmark: no okfbench in $build; build it first" >&2; exit 2; }
+work=$(mktemp -d)
+pid=""
+cleanup() {
+  [[ -n $pid ]] && kill "$pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+"$bin" gen --concepts 300 --seed 7 --questions 120 --out "$work/bundle" >/dev/null
+for agent in scout diver; do
+  "$bin" mock-server --port 0 --agent "$agent" >"$work/port" 2>"$work/server.log" &
+  pid=$!
+  for _ in $(seq 100); do [[ -s $work/port ]] && break; sleep 0.1; done
+  port=$(head -1 "$work/port")
+  cat >"$work/$agent.yaml" <<SPEC
+name: calibrate-$agent
+seed: 1
+concurrency: 2
+bundles:
+  - {path: $work/bundle, name: gen300}
+paths:
+  agent: {tools: [[browse, search, open, follow]], max_turns: 20}
+models:
+  - {name: "openai:$agent", base_url: "http://127.0.0.1:$port/v1", price: {input_per_mtok: 1, output_per_mtok: 1}}
+SPEC
+  OPENAI_API_KEY=sk-local-reference "$bin" run "$work/$agent.yaml" --out "$work/run-$agent" \
+    --record "$work/rec-$agent" --progress quiet >/dev/null
+  kill "$pid"
+  wait "$pid" 2>/dev/null || true
+  pid=""
+  # 120 questions, 100 held out: a share of 0.83334 holds out exactly 100 (harness/cmd_calibrate.cpp).
+  echo "== $agent: calibrated on 20 questions, checked on the 100 others"
+  "$bin" calibrate "$work/rec-$agent" --out "$work/$agent-profile.yaml" --bundle "$work/bundle" --holdout 0.83334 |
+    grep -E "^(parameter|searches|opens|share|terms|follow|repeated|browse|search k|answer|tool turns|model calls|  per_message|  mean|total)"
+  echo "default sim on the same 100 questions:"
+  : >"$work/default.yaml"
+  "$bin" calibrate "$work/rec-$agent" --out "$work/unused.yaml" --bundle "$work/bundle" --holdout 0.83334 \
+    --check-with "$work/default.yaml" | grep -E "^total"
+done
