@@ -218,6 +218,24 @@ struct BundleTools::Impl {
     return json_text(hits);
   }
 
+  // One line per citation. A footnote that marks a source carries the
+  // source's id as its label ("[^dashboard]" beside `sources: [{id:
+  // dashboard}]`); the concept lists both, but they are one citation, shown
+  // once, as the source. Unlabelled lines (a "# Citations" list) once each.
+  static std::vector<std::string> distinct_cites(const Concept& c) {
+    std::vector<std::string> lines;
+    std::set<std::string> labels, texts;
+    for (const retrieval::Citation& citation : c.citations) {
+      bool fresh = citation.label.empty() ? texts.insert(citation.text).second : labels.insert(citation.label).second;
+      if (!fresh) continue;
+      if (citation.label.empty() || citation.text.empty())
+        lines.push_back(citation.label.empty() ? citation.text : citation.label);
+      else
+        lines.push_back(citation.label + ": " + citation.text);
+    }
+    return lines;
+  }
+
   std::string open(const Args& a) const {
     const Concept& c = concept_or_fail(bundle, a.required("concept_id"));
     json links = json::array();
@@ -226,8 +244,7 @@ struct BundleTools::Impl {
       if (l.resolved && l.relation != "CITES" && seen.emplace(l.target, l.relation).second)
         links.push_back({{"id", l.target}, {"rel", l.relation}});
     json cites = json::array();
-    for (const retrieval::Citation& citation : c.citations)
-      cites.push_back(citation.text.empty() ? citation.label : citation.label + ": " + citation.text);
+    for (const std::string& cite : distinct_cites(c)) cites.push_back(cite);
     std::string body = cut_text(c.body, options.max_body_chars, "the rest is not available through open");
     json out{{"id", c.id},     {"type", c.type}, {"title", c.title}, {"description", c.description},
              {"tags", c.tags}, {"body", body},   {"links", links},   {"cites", cites}};

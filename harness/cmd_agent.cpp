@@ -30,6 +30,7 @@ struct AgentArgs {
   std::string model = "sim";
   std::string tools;  // comma-separated subset; "" = the whole surface
   std::string surface = "grafito";
+  std::string profile = "okf";
   int max_turns = 12;
   std::string cache_model = "none";
   std::string base_url;
@@ -131,9 +132,13 @@ int run_agent_command(const AgentArgs& a) {
   if (!surface) throw UsageError(fmt::format("unknown surface '{}': use grafito or harnessx", a.surface));
   agents::CacheKind cache = agents::parse_cache_kind(a.cache_model);
 
+  std::optional<retrieval::Profile> profile = retrieval::parse_profile(a.profile);
+  if (!profile) throw UsageError(fmt::format("unknown --profile \"{}\": use okf or repo", a.profile));
+  retrieval::LoadOptions load;
+  load.profile = *profile;
   retrieval::Bundle bundle = [&] {
     const harness::BundleSourceFolder source = harness::BundleSourceFolder::open(a.bundle, a.git);
-    return retrieval::Bundle::load(source.root());
+    return retrieval::Bundle::load(source.root(), load);
   }();
   if (bundle.concepts().empty())
     throw InputError(fmt::format("{}: no concepts loaded; run `okfbench validate {}` to see why", a.bundle, a.bundle));
@@ -214,6 +219,8 @@ void add_agent_command(CLI::App& app, Action& action) {
   cmd->add_option("--model", args->model, "sim, sim:PROFILE.yaml, openai:MODEL, anthropic:MODEL or replay:CASSETTE")->capture_default_str();
   cmd->add_option("--tools", args->tools, "Comma-separated subset of the surface's tools (default: all)");
   cmd->add_option("--surface", args->surface, "Tool naming: grafito or harnessx")->capture_default_str();
+  cmd->add_option("--profile", args->profile, "Bundle profile: okf or repo (plain markdown, wikilinks)")
+      ->capture_default_str();
   cmd->add_option("--max-turns", args->max_turns, "Model calls before giving up")
       ->check(number_in(harness::limits::max_turns))
       ->capture_default_str();

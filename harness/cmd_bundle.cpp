@@ -24,6 +24,7 @@
 #include "retrieval/computation.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/json_text.hpp"
+#include "retrieval/usage.hpp"
 #include "retrieval/utf8.hpp"
 
 namespace okfbench::cli {
@@ -80,6 +81,8 @@ std::string joined(const std::vector<std::string>& items) {
 
 struct Report {
   std::map<std::string, std::size_t> types, trust, status;
+  std::map<std::string, std::size_t> usage;  // repo profile: concepts per usage tag
+  std::size_t wikilinks = 0, broken_wikilinks = 0;  // repo profile
   std::vector<std::string> stale, deprecated, draft;
   std::size_t errors = 0, warnings = 0;
 };
@@ -93,6 +96,13 @@ Report summarize(const Bundle& bundle, const std::string& now) {
     if (item.is_stale(now)) report.stale.push_back(item.id);
     if (item.status == retrieval::Status::deprecated) report.deprecated.push_back(item.id);
     if (item.status == retrieval::Status::draft) report.draft.push_back(item.id);
+    if (bundle.options().profile != retrieval::Profile::repo) continue;
+    for (const std::string& tag : retrieval::classify_usage(item)) ++report.usage[tag];
+    for (const retrieval::Link& link : item.links) {
+      if (link.form == retrieval::LinkForm::markdown) continue;
+      ++report.wikilinks;
+      if (!link.resolved) ++report.broken_wikilinks;
+    }
   }
   for (const retrieval::Diagnostic& d : bundle.diagnostics())
     ++(d.severity == retrieval::Severity::error ? report.errors : report.warnings);
@@ -118,6 +128,11 @@ void print_validate_text(const BundleArgs& args, const Bundle& bundle, const Rep
   std::printf("types: %s\n", joined_counts(r.types).c_str());
   std::printf("links: %zu (%zu resolved, %zu broken)\n", bundle.link_count(),
               bundle.link_count() - bundle.broken_link_count(), bundle.broken_link_count());
+  if (bundle.options().profile == retrieval::Profile::repo) {
+    std::printf("wikilinks: %zu (%zu resolved, %zu broken)\n", r.wikilinks, r.wikilinks - r.broken_wikilinks,
+                r.broken_wikilinks);
+    std::printf("usage: %s\n", joined_counts(r.usage).c_str());
+  }
   std::printf("trust: %s\n", joined_counts(r.trust).c_str());
   std::printf("status: %s\n", joined_counts(r.status).c_str());
   std::printf("stale at %s: %s\n", now.c_str(), joined(r.stale).c_str());
@@ -161,6 +176,10 @@ int run_validate(const BundleArgs& args) {
                       {"warnings", r.warnings},
                       {"diagnostics", ordered_json::array()}};
   for (const retrieval::Diagnostic& d : bundle.diagnostics()) out["diagnostics"].push_back(diagnostic_json(d));
+  if (bundle.options().profile == retrieval::Profile::repo) {
+    out["wikilinks"] = {{"total", r.wikilinks}, {"resolved", r.wikilinks - r.broken_wikilinks}, {"broken", r.broken_wikilinks}};
+    out["usage"] = r.usage;
+  }
   print(out);
   return r.errors == 0 ? 0 : 1;
 }

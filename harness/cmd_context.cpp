@@ -121,6 +121,8 @@ void add_context_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_option("--now", args->options.now, "Clock for weaver (ISO-8601): drops concepts past stale_after");
   cmd->add_option("--profile", args->profile, "Bundle profile: okf or repo")->capture_default_str();
+  cmd->add_option("--usage-tag", args->options.filters.usage_tag,
+                  "Only concepts with this usage tag (debugging, onboarding, ...; retrieval/README.md)");
   cmd->add_flag("--no-citations", args->no_citations, "Leave the Citations lines out of the blocks");
   cmd->add_flag("--json", args->json, "Print the pack as JSON");
   add_git_flags(*cmd, args->git);

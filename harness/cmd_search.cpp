@@ -24,6 +24,7 @@ struct SearchArgs {
   std::string type;
   std::vector<std::string> tags;
   std::string layer;
+  std::string usage_tag;
   bool json = false;
   SearchFlags flags;
 };
@@ -61,6 +62,7 @@ int run_search(const SearchArgs& args) {
   options.type = args.type;
   options.tags = args.tags;
   options.layer = args.layer;
+  options.usage_tag = args.usage_tag;
   std::unique_ptr<HybridRanking> hybrid = make_hybrid(bundle, args.flags);
   std::vector<retrieval::Hit> hits = hybrid ? hybrid->search(index, args.query, options) : index.search(args.query, options);
   if (!args.json) {
@@ -86,6 +88,8 @@ void add_search_command(CLI::App& app, Action& action) {
   cmd->add_option("--type", args->type, "Only concepts of this type (case-insensitive)");
   cmd->add_option("--tag", args->tags, "Only concepts with this tag (repeatable; all must match)");
   cmd->add_option("--layer", args->layer, "Only concepts in this top-level directory");
+  cmd->add_option("--usage-tag", args->usage_tag,
+                  "Only concepts with this usage tag (debugging, onboarding, ...; retrieval/README.md)");
   cmd->add_flag("--json", args->json, "Print {query, hits: [{rank, id, score, title, description, type}]}");
   add_search_flags(*cmd, args->flags);
   cmd->callback([args, &action] { action = [args] { return run_search(*args); }; });

@@ -186,7 +186,9 @@ LoadedBundle load_bundle(const ExperimentSpec& spec, const BundleSource& b) {
   }
   out.questions_file = questions;
   const auto start = Clock::now();
-  out.bundle = std::make_unique<retrieval::Bundle>(retrieval::Bundle::load(out.dir));
+  retrieval::LoadOptions load;
+  load.profile = retrieval::parse_profile(b.profile).value_or(retrieval::Profile::okf);  // checked by the spec
+  out.bundle = std::make_unique<retrieval::Bundle>(retrieval::Bundle::load(out.dir, load));
   out.index = std::make_unique<retrieval::SearchIndex>(retrieval::SearchIndex::build(*out.bundle));
   out.questions = datasets::load_questions(questions);
   datasets::check_concepts(out.questions, *out.bundle);

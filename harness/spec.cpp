@@ -18,6 +18,7 @@
 #include "harness/limits.hpp"
 #include "reports/judge.hpp"
 #include "agents/secrets.hpp"
+#include "retrieval/bundle.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/numbers.hpp"
 #include "retrieval/utf8.hpp"
@@ -33,7 +34,7 @@ const std::set<std::string> kTopKeys = {"name", "seed", "repeats", "concurrency"
                                         "paths", "models", "cache_models", "graders", "judge"};
 const std::set<std::string> kGraders = {"facts", "citations", "answered", "judge"};
 const std::set<std::string> kJudgeKeys = {"model", "votes"};
-const std::set<std::string> kPathBundleKeys = {"path", "name", "questions", "ref", "subdir"};
+const std::set<std::string> kPathBundleKeys = {"path", "name", "questions", "ref", "subdir", "profile"};
 const std::set<std::string> kGenerateKeys = {"concepts", "seed", "layers", "questions"};
 const std::set<std::string> kConvertKeys = {"format", "source", "split", "concepts"};
 const std::set<std::string> kContextKeys = {"budget_tokens", "k", "hops", "strategy"};
@@ -204,6 +205,11 @@ class SpecReader {
 void read_path_bundle(const SpecReader& r, const YAML::Node& node, const std::string& key, ExperimentSpec& spec) {
   r.check_keys(node, key, kPathBundleKeys);
   BundleSource b;
+  if (node["profile"]) {
+    b.profile = r.scalar<std::string>(node["profile"], key + ".profile", "okf or repo");
+    if (!retrieval::parse_profile(b.profile))
+      r.fail(node["profile"], key + ".profile", fmt::format("unknown profile \"{}\": use okf or repo", b.profile));
+  }
   const std::string ref = node["ref"] ? r.scalar<std::string>(node["ref"], key + ".ref", "a branch, tag or commit") : "";
   const std::string subdir = node["subdir"] ? r.scalar<std::string>(node["subdir"], key + ".subdir", "a folder") : "";
   std::optional<GitSource> git;
@@ -658,10 +664,15 @@ std::string apply_override(YAML::Node& root, const std::string& argument) {
 
 std::string BundleSource::identity() const {
   switch (kind) {
-    case BundleKind::path: return fmt::format("path:{}|questions:{}", path.generic_string(), questions.generic_string());
+    case BundleKind::path:
+      // okf, the default, adds nothing, so the keys of existing runs stay the same.
+      return fmt::format("path:{}|questions:{}{}", path.generic_string(), questions.generic_string(),
+                         profile == "okf" ? "" : "|profile:" + profile);
     case BundleKind::generated: return fmt::format("generate:concepts={},seed={},layers={},questions={}", concepts, seed, layers, question_count);
     case BundleKind::converted: return fmt::format("convert:{}:{}|split={}|concepts={}", format, source.generic_string(), split, concepts);
-    case BundleKind::git: return fmt::format("git:{}|commit:{}|questions:{}", git.text(), commit, questions.generic_string());
+    case BundleKind::git:
+      return fmt::format("git:{}|commit:{}|questions:{}{}", git.text(), commit, questions.generic_string(),
+                         profile == "okf" ? "" : "|profile:" + profile);
   }
   return name;
 }

@@ -109,6 +109,7 @@ struct BundleSource {
   std::string name;                  // unique within the spec, e.g. "demo", "gen-1000", "scifact-100"
   std::filesystem::path path;        // kind path: the bundle folder
   std::filesystem::path questions;   // kind path: the question set file
+  std::string profile = "okf";       // kinds path and git: okf or repo (plain markdown, wikilinks)
   std::size_t concepts = 0;          // generated / converted: the size
   std::uint64_t seed = 1;            // generated
   std::size_t layers = 0;            // generated; 0 = the generator's default

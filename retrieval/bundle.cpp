@@ -196,24 +196,29 @@ void Bundle::Impl::finalize() {
   link_count = 0;
   broken_link_count = 0;
   backlinks.assign(concepts.size(), {});
+  index_names();
   for (std::size_t source = 0; source < concepts.size(); ++source) {
     Concept& item = concepts[source];
     item.links.clear();
     for (const RawLink& raw : raw_links[source]) {
-      ResolvedHref href = resolve_href(item.path, raw.href);
-      if (href.kind == HrefKind::external || href.kind == HrefKind::anchor) continue;
-      Link link{"", raw.href, raw.relation, raw.text, raw.line, false, raw.from_frontmatter};
-      if (href.kind == HrefKind::escapes_root) {
-        link_diagnostics.push_back({Severity::warning, item.path, raw.line,
-                                    fmt::format("link `{}` climbs above the bundle root with `..`; it was "
-                                                "treated as broken; link inside the bundle (e.g. `/x.md`)",
-                                                raw.href)});
+      Link link{"", raw.href, raw.relation, raw.text, raw.line, false, raw.from_frontmatter, raw.form};
+      bool is_edge = true;
+      if (raw.form != LinkForm::markdown) {
+        link.raw = raw.written;
+        link.target = resolve_wikilink(raw.href, is_edge);
       } else {
-        bool is_edge = true;
-        link.target = resolve_path(href, is_edge);
-        if (!is_edge) continue;
-        link.resolved = !link.target.empty();
+        ResolvedHref href = resolve_href(item.path, raw.href);
+        if (href.kind == HrefKind::external || href.kind == HrefKind::anchor) continue;
+        if (href.kind == HrefKind::escapes_root)
+          link_diagnostics.push_back({Severity::warning, item.path, raw.line,
+                                      fmt::format("link `{}` climbs above the bundle root with `..`; it was "
+                                                  "treated as broken; link inside the bundle (e.g. `/x.md`)",
+                                                  raw.href)});
+        else
+          link.target = resolve_path(href, is_edge);
       }
+      if (!is_edge) continue;
+      link.resolved = !link.target.empty();
       if (link.resolved) {
         if (std::optional<std::size_t> target = position(link.target))
           backlinks[*target].emplace_back(source, item.links.size());

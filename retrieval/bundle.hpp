@@ -65,16 +65,21 @@ struct Verification {
   bool operator==(const Verification&) const = default;
 };
 
+// How a link was written: a markdown link `[text](href)`, a wikilink
+// `[[Note]]` or an embed `![[Note]]` (the last two only in the repo profile).
+enum class LinkForm { markdown, wikilink, embed };
+
 struct Link {
   // Resolved concept id, or for a link to a directory index the index's id
   // without ".md" (e.g. "tables/index"); "" when unresolved.
   std::string target;
-  std::string raw;       // the href as written
+  std::string raw;       // the href as written; a wikilink whole ("[[Note#Part|label]]")
   std::string relation;  // "LINKS_TO" or the upper-snake heading/frontmatter relation
   std::string text;      // link text
   int line = 0;          // 1-based line in the file; frontmatter links use the entry's line
   bool resolved = false;
   bool from_frontmatter = false;
+  LinkForm form = LinkForm::markdown;
   bool operator==(const Link&) const = default;
 };
 

@@ -90,7 +90,8 @@ void parse_concept(std::string& content, const LoadOptions& options, ParsedFile&
   SplitDocument split = split_frontmatter(text);
   if (!read_concept_frontmatter(split, options, file)) return;
   if (split.fence != Fence::closed) split.body = text, split.body_line = 1;
-  MarkdownScan scan = scan_markdown(split.body, split.body_line);
+  MarkdownScan scan = scan_markdown(split.body, split.body_line,
+                                    options.profile == Profile::repo ? Wikilinks::on : Wikilinks::off);
   if (item.type.empty()) item.type = "Document";  // repo profile only
   if (item.title.empty()) item.title = !scan.first_h1.empty() ? scan.first_h1 : file_stem(file.path);
   if (item.description.empty() && options.profile == Profile::repo) {

@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -149,6 +150,9 @@ struct Bundle::Impl {
   std::map<std::string, std::string> index_texts;  // directory -> index.md body
   std::vector<std::pair<std::string, std::vector<detail::StoredLogEntry>>> logs;  // scope -> entries
   std::vector<std::vector<std::pair<std::size_t, std::size_t>>> backlinks;  // target -> (source, link)
+  // Case-folded file name without ".md" -> positions of the concepts with
+  // that name, for wikilinks; built by finalize() when any concept has one.
+  std::unordered_map<std::string, std::vector<std::size_t>> names;
   std::size_t link_count = 0;
   std::size_t broken_link_count = 0;
   std::size_t total_bytes = 0;
@@ -164,6 +168,10 @@ struct Bundle::Impl {
   std::optional<std::size_t> position(std::string_view id) const;
   // What a link path names: a concept id, "<dir>/index", "<dir>/log", or "".
   std::string resolve_path(const ResolvedHref& href, bool& is_edge) const;
+  // The concept a wikilink target names (rules in retrieval/README.md,
+  // "Wikilinks"), or "". `is_edge` is false for an attachment ("photo.png").
+  std::string resolve_wikilink(std::string_view target, bool& is_edge) const;
+  void index_names();
 };
 
 }  // namespace okfbench::retrieval

@@ -12,9 +12,11 @@
 #include <set>
 #include <unordered_set>
 
+#include "retrieval/analyzer.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/numbers.hpp"
 #include "retrieval/tokens.hpp"
+#include "retrieval/usage.hpp"
 
 namespace okfbench::retrieval {
 namespace {
@@ -290,12 +292,20 @@ double confidence_of(const Concept& c) {
   return parsed.value ? std::clamp(*parsed.value, 0.0, 1.0) : 1.0;
 }
 
+// True when `tag` is "" or one of the concept's usage tags (case-insensitive).
+bool has_usage(const Concept& c, std::string_view tag) {
+  if (tag.empty()) return true;
+  const std::vector<std::string> usage = classify_usage(c);
+  return std::find(usage.begin(), usage.end(), fold_case(tag)) != usage.end();
+}
+
 void pack_weaver(const Bundle& bundle, std::string_view query, const ContextOptions& options,
                  const TokenCounter& counter, ContextPack& pack) {
   const auto query_words = word_set(query);
   std::vector<Candidate> ranked;
   for (const Concept& c : bundle.concepts()) {
     if (!options.now.empty() && c.is_stale(options.now)) continue;
+    if (!has_usage(c, options.filters.usage_tag)) continue;
     std::string tags;
     for (const auto& t : c.tags) tags += (tags.empty() ? "" : " ") + t;
     const WordSet words = united(united(word_set(c.body), word_set(c.title)), word_set(tags));

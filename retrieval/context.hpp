@@ -60,7 +60,8 @@ struct ContextOptions {
   Citations citations = Citations::include;
   PackStrategy strategy = PackStrategy::grafito;
   std::string now;                    // weaver: ISO-8601 clock; "" = no clock, nothing expires
-  SearchOptions filters;              // grafito: type/tags/layer filters of the seed search (limit is k)
+  SearchOptions filters;              // grafito: type/tags/layer/usage_tag filters of the seed search (limit is k);
+                                      // weaver: usage_tag only
 };
 
 enum class PackReason { seed, via };

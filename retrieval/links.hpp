@@ -11,15 +11,19 @@
 #include <string>
 #include <string_view>
 
+#include "retrieval/bundle.hpp"
+
 namespace okfbench::retrieval {
 
 // A link as written, before resolution.
 struct RawLink {
-  std::string href;
+  std::string href;  // for a wikilink: the target name, without heading or label
   std::string text;
   std::string relation;  // upper-snake, "LINKS_TO" when no heading/rel applies
   int line = 0;
   bool from_frontmatter = false;
+  LinkForm form = LinkForm::markdown;
+  std::string written;  // a wikilink as written ("[[Note|label]]"); "" for markdown links
 };
 
 enum class HrefKind {

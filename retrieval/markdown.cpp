@@ -94,13 +94,34 @@ std::string footnote_label(std::string_view body, cmark_node* definition) {
   return std::string(before.substr(open + 2, close - open - 2));
 }
 
+std::string_view trim(std::string_view text) {
+  std::size_t start = text.find_first_not_of(" \t");
+  if (start == std::string_view::npos) return {};
+  return text.substr(start, text.find_last_not_of(" \t") - start + 1);
+}
+
+// "Note#Heading|label" -> target, heading and label.
+Wikilink parse_wikilink(std::string_view inner, bool embed) {
+  Wikilink link;
+  link.embed = embed;
+  std::size_t pipe = inner.find('|');
+  std::string_view destination = inner.substr(0, pipe);
+  std::size_t hash = destination.find('#');
+  link.target = trim(destination.substr(0, hash));
+  if (hash != std::string_view::npos) link.heading = trim(destination.substr(hash + 1));
+  if (pipe != std::string_view::npos) link.label = trim(inner.substr(pipe + 1));
+  if (link.label.empty()) link.label = trim(destination);
+  return link;
+}
+
 bool is_citations_heading(std::string_view text) {
   return text == "Citations" || text == "citations" || text == "CITATIONS";
 }
 
 class Scanner {
  public:
-  Scanner(std::string_view body, int first_line) : body_(body), line_offset_(first_line - 1) {}
+  Scanner(std::string_view body, int first_line, Wikilinks wikilinks)
+      : body_(body), line_offset_(first_line - 1), wikilinks_(wikilinks == Wikilinks::on) {}
 
   MarkdownScan run(cmark_node* document) {
     std::unique_ptr<cmark_iter, IterDeleter> iter{cmark_iter_new(document)};
@@ -119,7 +140,13 @@ class Scanner {
   void enter(cmark_iter* iter, cmark_node* node) {
     switch (cmark_node_get_type(node)) {
       case CMARK_NODE_HEADING: heading(iter, node); break;
-      case CMARK_NODE_LINK: link(node); break;
+      case CMARK_NODE_LINK:
+        link(node);
+        ++link_depth_;
+        break;
+      case CMARK_NODE_TEXT:
+        if (link_depth_ == 0) text_wikilinks(node);
+        break;
       case CMARK_NODE_IMAGE:  // no edge; skip the alt text too
         cmark_iter_reset(iter, node, CMARK_EVENT_EXIT);
         break;
@@ -141,6 +168,26 @@ class Scanner {
 
   void exit(cmark_node* node) {
     if (cmark_node_get_type(node) == CMARK_NODE_FOOTNOTE_DEFINITION) in_footnote_ = false;
+    if (cmark_node_get_type(node) == CMARK_NODE_LINK) --link_depth_;
+  }
+
+  // Text nodes are consolidated first, so one node holds a whole line of a
+  // paragraph up to the next inline element; a wikilink never spans lines.
+  void text_wikilinks(cmark_node* node) {
+    if (!wikilinks_) return;
+    const char* literal = cmark_node_get_literal(node);
+    if (!literal) return;
+    for (Wikilink& found : find_wikilinks(literal)) {
+      if (found.target.empty()) continue;  // "[[#Heading]]": a place on the same page
+      RawLink raw;
+      raw.href = std::move(found.target);
+      raw.text = std::move(found.label);
+      raw.relation = in_footnote_ ? std::string("CITES") : relation_;
+      raw.line = cmark_node_get_start_line(node) + line_offset_;
+      raw.form = found.embed ? LinkForm::embed : LinkForm::wikilink;
+      raw.written = std::move(found.written);
+      scan_.links.push_back(std::move(raw));
+    }
   }
 
   void heading(cmark_iter* iter, cmark_node* node) {
@@ -154,8 +201,10 @@ class Scanner {
       citations_heading_ = node;
     }
     // Links inside the heading itself keep the relation of the section above.
-    for (cmark_node* child = cmark_node_first_child(node); child; child = cmark_node_next(child))
+    for (cmark_node* child = cmark_node_first_child(node); child; child = cmark_node_next(child)) {
       if (cmark_node_get_type(child) == CMARK_NODE_LINK) link(child);
+      if (cmark_node_get_type(child) == CMARK_NODE_TEXT) text_wikilinks(child);
+    }
     cmark_iter_reset(iter, node, CMARK_EVENT_EXIT);
     relation_ = relation_from_heading(text);
   }
@@ -172,6 +221,8 @@ class Scanner {
 
   std::string_view body_;
   int line_offset_;
+  bool wikilinks_;
+  int link_depth_ = 0;
   MarkdownScan scan_;
   std::string relation_ = "LINKS_TO";
   bool in_footnote_ = false;
@@ -182,12 +233,37 @@ class Scanner {
 
 }  // namespace
 
-MarkdownScan scan_markdown(std::string_view body, int first_line) {
+std::vector<Wikilink> find_wikilinks(std::string_view text) {
+  std::vector<Wikilink> found;
+  std::size_t from = 0;
+  while (true) {
+    std::size_t open = text.find("[[", from);
+    if (open == std::string_view::npos) break;
+    std::size_t close = text.find("]]", open + 2);
+    if (close == std::string_view::npos) break;
+    std::string_view inner = text.substr(open + 2, close - open - 2);
+    if (std::size_t nested = inner.rfind("[["); nested != std::string_view::npos) {
+      from = open + 2 + nested;  // "[[a [[b]]": the innermost pair is the link
+      continue;
+    }
+    from = close + 2;
+    if (inner.find_first_of("[]\n") != std::string_view::npos || trim(inner).empty()) continue;
+    bool embed = open > 0 && text[open - 1] == '!';
+    Wikilink link = parse_wikilink(inner, embed);
+    link.written = std::string(text.substr(open - (embed ? 1 : 0), close + 2 - open + (embed ? 1 : 0)));
+    found.push_back(std::move(link));
+  }
+  return found;
+}
+
+MarkdownScan scan_markdown(std::string_view body, int first_line, Wikilinks wikilinks) {
   ArenaScope scope;
   cmark_parser* parser = cmark_parser_new_with_mem(CMARK_OPT_FOOTNOTES, &arena_memory);
   cmark_parser_feed(parser, body.data(), body.size());
   cmark_node* document = cmark_parser_finish(parser);
-  return Scanner(body, first_line).run(document);
+  // cmark splits text at every '[' and '!' it considered as a link opener.
+  if (wikilinks == Wikilinks::on) cmark_consolidate_text_nodes(document);
+  return Scanner(body, first_line, wikilinks).run(document);
 }
 
 }  // namespace okfbench::retrieval

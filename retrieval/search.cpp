@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "retrieval/error.hpp"
+#include "retrieval/usage.hpp"
 
 namespace okfbench::retrieval {
 namespace {
@@ -199,8 +200,9 @@ struct IndexData {
   std::vector<float> multiplier;
   std::vector<std::uint32_t> type;
   std::vector<std::uint32_t> layer;
-  std::vector<std::vector<std::uint32_t>> tags;  // sorted
-  Names types, layers, tag_names;
+  std::vector<std::vector<std::uint32_t>> tags;   // sorted
+  std::vector<std::vector<std::uint32_t>> usage;  // sorted
+  Names types, layers, tag_names, usage_names;
   TermMap terms;
   std::vector<double> idf;
   std::vector<std::vector<Posting>> postings;
@@ -381,12 +383,17 @@ void add_filters(IndexData& index, const Document& doc) {
   std::sort(tag_ids.begin(), tag_ids.end());
   tag_ids.erase(std::unique(tag_ids.begin(), tag_ids.end()), tag_ids.end());
   index.tags.push_back(std::move(tag_ids));
+  std::vector<std::uint32_t> usage_ids;
+  for (const std::string& tag : doc.usage) usage_ids.push_back(index.usage_names.intern(fold_case(tag)));
+  std::sort(usage_ids.begin(), usage_ids.end());
+  index.usage.push_back(std::move(usage_ids));
 }
 
 struct Filter {
   bool impossible = false;
   std::uint32_t type = kAbsent;
   std::uint32_t layer = kAbsent;
+  std::uint32_t usage = kAbsent;
   std::vector<std::uint32_t> tags;  // sorted
 };
 
@@ -399,6 +406,7 @@ Filter resolve_filter(const IndexData& index, const SearchOptions& options) {
   };
   if (!options.type.empty()) filter.type = resolve(index.types, fold_case(options.type));
   if (!options.layer.empty()) filter.layer = resolve(index.layers, options.layer);
+  if (!options.usage_tag.empty()) filter.usage = resolve(index.usage_names, fold_case(options.usage_tag));
   for (const std::string& tag : options.tags) filter.tags.push_back(resolve(index.tag_names, fold_case(tag)));
   std::sort(filter.tags.begin(), filter.tags.end());
   return filter;
@@ -407,6 +415,8 @@ Filter resolve_filter(const IndexData& index, const SearchOptions& options) {
 bool passes(const IndexData& index, const Filter& filter, std::uint32_t doc) {
   if (filter.type != kAbsent && index.type[doc] != filter.type) return false;
   if (filter.layer != kAbsent && index.layer[doc] != filter.layer) return false;
+  if (filter.usage != kAbsent && !std::binary_search(index.usage[doc].begin(), index.usage[doc].end(), filter.usage))
+    return false;
   const auto& tags = index.tags[doc];
   return std::includes(tags.begin(), tags.end(), filter.tags.begin(), filter.tags.end());
 }
@@ -451,9 +461,12 @@ SearchIndex SearchIndex::build(const Bundle& bundle) { return build(bundle, Inde
 SearchIndex SearchIndex::build(const Bundle& bundle, const IndexConfig& config) {
   std::vector<Document> docs;
   std::vector<const Concept*> sources;
+  std::vector<std::vector<std::string>> usage;
+  usage.reserve(bundle.concepts().size());  // the documents' spans point into it
   for (const Concept& c : bundle.concepts()) {
     if (is_reserved(c.id)) continue;
-    docs.push_back({c.id, c.title, c.description, c.body, c.tags, c.type, c.layer, c.status});
+    usage.push_back(classify_usage(c));
+    docs.push_back({c.id, c.title, c.description, c.body, c.tags, c.type, c.layer, c.status, usage.back()});
     sources.push_back(&c);
   }
   SearchIndex index = build(docs, config);

@@ -42,6 +42,7 @@ struct SearchOptions {
   std::string type;                // "" = any; case-insensitive
   std::vector<std::string> tags;   // all must match, case-insensitive
   std::string layer;               // "" = any
+  std::string usage_tag;           // "" = any; else one of classify_usage's tags, case-insensitive
 };
 
 // The limit the agent tools accept: 1..50.
@@ -94,6 +95,7 @@ struct Document {
   std::string_view type;
   std::string_view layer;
   Status status = Status::stable;
+  std::span<const std::string> usage;  // usage tags (retrieval/usage.hpp)
 };
 
 struct IndexStats {

@@ -112,6 +112,22 @@ TEST(BundleTools, OpenReturnsBodyLinksAndCitesAndNeverEscapesTheBundle) {
   }
 }
 
+// The concept lists its `sources` entry and the footnote that marks it in the
+// text ("[^dashboard]"); open shows that citation once.
+TEST(BundleTools, OpenListsEachCitationOnce) {
+  Demo d;
+  ASSERT_EQ(d.bundle.find("metrics/query-latency-p95")->citations.size(), 2u);
+  EXPECT_EQ(d.call("open", {{"concept_id", "metrics/query-latency-p95"}})["cites"],
+            (json{"dashboard: Query performance dashboard"}));
+  fs::path dir = test::fresh_dir("open-cites");
+  test::write_file(dir / "a.md",
+                   "---\ntype: Note\nsources:\n  - {id: s1, title: Spec}\n---\nSee[^s1] and[^n2].\n\n"
+                   "# Citations\n\n- Book\n- Book\n- Paper\n\n[^s1]: The spec\n[^n2]: A note\n");
+  Demo mine({}, dir);
+  EXPECT_EQ(mine.call("open", {{"concept_id", "a"}})["cites"],
+            (json{"s1: Spec", "n2: A note", "Book", "Paper"}));
+}
+
 TEST(BundleTools, BodiesAreCutWithAMarker) {
   ToolsOptions small;
   small.max_body_chars = 100;

@@ -27,6 +27,22 @@ TEST(CliAgent, PrintsToolCallsSummaryAndAnswer) {
   EXPECT_NE(r.out.find("A: **Triaging a slow graph query** [runbooks/slow-queries]\n- "), std::string::npos) << r.out;
 }
 
+// A plain markdown tree loads only in the repo profile, wikilinks included.
+TEST(CliAgent, RepoProfileLoadsAPlainMarkdownTree) {
+  const std::string vault = (test::source_dir() / "tests" / "data" / "vault").string();
+  test::CommandResult okf = test::run_command(fmt::format("{} agent '{}' 'Why are builds slow?'", okfbench(), vault));
+  EXPECT_EQ(okf.exit_code, 1);
+  EXPECT_NE(okf.err.find("no concepts loaded"), std::string::npos) << okf.err;
+  test::CommandResult repo =
+      test::run_command(fmt::format("{} agent '{}' 'Why are builds slow?' --profile repo --json", okfbench(), vault));
+  ASSERT_EQ(repo.exit_code, 0) << repo.err;
+  nlohmann::json j = nlohmann::json::parse(repo.out);
+  EXPECT_EQ(j["opened"][0], "Guides/Troubleshooting");
+  test::CommandResult bad = test::run_command(fmt::format("{} agent '{}' q --profile wiki", okfbench(), vault));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("unknown --profile \"wiki\": use okf or repo"), std::string::npos) << bad.err;
+}
+
 TEST(CliAgent, JsonOutputAndSubsets) {
   test::CommandResult r = test::run_command(
       fmt::format("{} agent {} {} --tools search,open --json --cache-model openai", okfbench(), demo(), kQuestion));

@@ -411,6 +411,29 @@ TEST(Spec, PathBundlesResolveAgainstTheSpecFolderAndExpandVariables) {
   EXPECT_THROW(load_spec(dir / "missing.yaml"), InputError);
 }
 
+TEST(Spec, PathBundlesTakeAProfile) {
+  const fs::path dir = test::fresh_dir("spec-profile");
+  test::write_file(dir / "vault" / "Note.md", "# Note\n");
+  test::write_file(dir / "vault" / "questions.yaml", "questions: []\n");
+  test::write_file(dir / "x.yaml",
+                   "bundles:\n  - path: vault\n    profile: repo\n  - path: vault\n    name: plain\n"
+                   "paths: {context: {}}\n");
+  const ExperimentSpec spec = load_spec(dir / "x.yaml");
+  ASSERT_EQ(spec.bundles.size(), 2u);
+  EXPECT_EQ(spec.bundles[0].profile, "repo");
+  EXPECT_EQ(spec.bundles[1].profile, "okf");
+  // okf adds nothing to the identity, so trial keys of earlier runs stay the same.
+  EXPECT_EQ(spec.bundles[0].identity(), spec.bundles[1].identity() + "|profile:repo");
+  test::write_file(dir / "bad.yaml", "bundles:\n  - path: vault\n    profile: wiki\npaths: {context: {}}\n");
+  try {
+    load_spec(dir / "bad.yaml");
+    ADD_FAILURE() << "profile: wiki was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.yaml:3"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("unknown profile \"wiki\": use okf or repo"), std::string::npos) << e.what();
+  }
+}
+
 // Names derived from folder and file names end up in JSON records and
 // reports, so bytes that are not UTF-8 are escaped ("\xE9"), never kept.
 TEST(Spec, NamesFromFolderAndFileNamesAreUtf8) {
