@@ -85,7 +85,7 @@ TEST(Usage, SearchAndContextSelectByUsageTag) {
   weaver.filters.usage_tag = "onboarding";
   ContextPack pack = pack_context(vault, index, "setup", weaver);
   Tags packed;
-  for (const PackedConcept& c : pack.concepts) packed.push_back(c.id);
+  for (const PackEntry& c : pack.concepts) packed.push_back(c.id);
   std::sort(packed.begin(), packed.end());
   EXPECT_EQ(packed, (Tags{"Archive/Old/Setup", "Getting Started", "Guides/Setup"}));
 
