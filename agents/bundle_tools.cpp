@@ -183,6 +183,7 @@ struct BundleTools::Impl {
   Impl(Bundle& b, const ToolsOptions& o, const retrieval::SearchIndex* shared) : bundle(b), options(o), index(shared) {
     if (!index) index = &own_index.emplace(retrieval::SearchIndex::build(b));
     now = o.now.empty() ? retrieval::now_utc() : o.now;
+    retriever = o.retriever;
   }
 
   json concept_meta(const Concept& c) const {
@@ -205,7 +206,7 @@ struct BundleTools::Impl {
 
   std::vector<retrieval::Hit> run_search(const std::string& query, long long limit, retrieval::SearchOptions o) const {
     o.limit = retrieval::clamp_tool_limit(limit);
-    return index->search(query, o);
+    return retriever ? retriever->search(query, o) : index->search(query, o);
   }
 
   std::string search(const Args& a) const {
@@ -292,6 +293,7 @@ struct BundleTools::Impl {
     // The new concept must be searchable (and old hits pointed into the
     // bundle), so from now on the tools search an index of their own.
     index = &own_index.emplace(retrieval::SearchIndex::build(bundle));
+    retriever = nullptr;  // its indexes point into the bundle as it was
     // The id as written (a leading '/' dropped), which open() finds.
     return json_text(json{{"saved", saved.id}, {"links", saved.links}});
   }
@@ -389,6 +391,7 @@ struct BundleTools::Impl {
   const ToolsOptions& options;
   std::optional<retrieval::SearchIndex> own_index;  // built here unless one was shared
   const retrieval::SearchIndex* index;
+  const retrieval::Retriever* retriever = nullptr;  // ToolsOptions::retriever until a remember()
   std::string now;
 };
 

@@ -34,6 +34,7 @@
 #include "agents/toolbox.hpp"
 #include "retrieval/bundle.hpp"
 #include "retrieval/computation.hpp"
+#include "retrieval/rerank.hpp"
 #include "retrieval/search.hpp"
 
 namespace okfbench::agents {
@@ -58,6 +59,10 @@ struct ToolsOptions {
   std::size_t max_body_chars = 8000;
   std::size_t index_char_budget = 4000;  // root index.md characters in the harnessx prompt
   std::string now;                       // ISO-8601 time for staleness; "" = the current time
+  // The retrieval method of search / search_concepts (retrieval/rerank.hpp);
+  // nullptr = BM25F. It must outlive the tools. After a remember() the tools
+  // search their own BM25F index, which knows the new concept.
+  const retrieval::Retriever* retriever = nullptr;
 };
 
 class BundleTools : public Toolbox {

@@ -10,6 +10,7 @@
 
 #include "agents/anthropic_json.hpp"
 #include "agents/embeddings.hpp"
+#include "agents/rerankers.hpp"
 #include "agents/openai_json.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/json_text.hpp"
@@ -302,6 +303,42 @@ struct MockServer::Impl {
     return answerer->chat(request);
   }
 
+  // POST /rerank: {"model", "query", "documents": [strings], "top_n"?} -> sim
+  // scores (agents/rerankers.hpp), best first, top_n of them.
+  void rerank(const httplib::Request& req, httplib::Response& res) {
+    ++requests;
+    if (auto f = next_fault(); f && inject(*f, Wire::openai, req, res)) return;
+    nlohmann::json request = nlohmann::json::parse(req.body, nullptr, false);
+    bool ok = request.is_object() && request.contains("query") && request["query"].is_string() &&
+              request.contains("documents") && request["documents"].is_array();
+    std::vector<std::string> documents;
+    for (std::size_t i = 0; ok && i < request["documents"].size(); ++i) {
+      ok = request["documents"][i].is_string();
+      if (ok) documents.push_back(request["documents"][i].get<std::string>());
+    }
+    std::size_t top_n = documents.size();
+    if (ok && request.contains("top_n")) {
+      ok = request["top_n"].is_number_unsigned();
+      if (ok) top_n = std::min(top_n, request["top_n"].get<std::size_t>());
+    }
+    if (!ok) {
+      res.status = 400;
+      res.set_content(error_body(Wire::openai, "invalid_request_error",
+                                 "`query` must be a string, `documents` a list of strings, `top_n` a count"),
+                      "application/json");
+      return;
+    }
+    const std::string query = request["query"].get<std::string>();
+    std::vector<std::pair<double, std::size_t>> scored;
+    for (std::size_t i = 0; i < documents.size(); ++i) scored.emplace_back(sim_rerank_score(query, documents[i]), i);
+    std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    nlohmann::json results = nlohmann::json::array();
+    for (std::size_t n = 0; n < top_n; ++n) results.push_back({{"index", scored[n].second}, {"relevance_score", scored[n].first}});
+    bool named = request.contains("model") && request["model"].is_string();
+    res.set_content(json_text(nlohmann::json{{"model", named ? request["model"] : nlohmann::json("sim")}, {"results", results}}),
+                    "application/json");
+  }
+
   SimModel openai_sim;
   SimModel anthropic_sim;
   std::shared_ptr<ChatModel> answerer;  // instead of the sims when set
@@ -330,6 +367,9 @@ MockServer::MockServer(SimOptions sim, const retrieval::TokenCounter& counter, s
   auto embeddings = [impl](const httplib::Request& req, httplib::Response& res) { impl->embeddings(req, res); };
   impl->server.Post("/v1/embeddings", embeddings);
   impl->server.Post("/embeddings", embeddings);
+  auto rerank = [impl](const httplib::Request& req, httplib::Response& res) { impl->rerank(req, res); };
+  impl->server.Post("/v1/rerank", rerank);
+  impl->server.Post("/rerank", rerank);
   impl->server.Get("/health", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
 }
 

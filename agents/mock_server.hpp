@@ -5,6 +5,8 @@
 //
 //   POST /v1/chat/completions, /chat/completions   OpenAI Chat Completions (openai prefix cache)
 //   POST /v1/messages                              Anthropic Messages (breakpoint cache)
+//   POST /v1/embeddings, /embeddings               sim embeddings (agents/embeddings.hpp)
+//   POST /v1/rerank, /rerank                       sim rerank scores (agents/rerankers.hpp)
 //   GET  /health                                   "ok"
 //
 // Faults (`--fault SPEC`): a comma-separated list of KIND[:COUNT[:N]],

@@ -32,6 +32,7 @@ class SqliteStatement {
   void bind(int i, const std::string& text) {
     sqlite3_bind_text(stmt_, i, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
   }
+  void bind(int i, double value) { sqlite3_bind_double(stmt_, i, value); }
   void bind_blob(int i, const void* data, std::size_t bytes) {
     sqlite3_bind_blob(stmt_, i, data, static_cast<int>(bytes), SQLITE_TRANSIENT);
   }
@@ -46,6 +47,7 @@ class SqliteStatement {
     return text ? std::string(reinterpret_cast<const char*>(text), static_cast<std::size_t>(sqlite3_column_bytes(stmt_, i)))
                 : std::string();
   }
+  double column_double(int i) const { return sqlite3_column_double(stmt_, i); }
   const void* column_blob(int i) const { return sqlite3_column_blob(stmt_, i); }
   std::size_t column_bytes(int i) const { return static_cast<std::size_t>(sqlite3_column_bytes(stmt_, i)); }
 

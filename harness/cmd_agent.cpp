@@ -14,6 +14,7 @@
 #include "harness/commands.hpp"
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
+#include "harness/search_flags.hpp"
 #include "harness/trial_model.hpp"
 #include "reports/trial_metrics.hpp"
 #include "retrieval/error.hpp"
@@ -45,6 +46,7 @@ struct AgentArgs {
   bool verbose = false;
   bool json = false;
   harness::GitFlags git;
+  RetrievalFlags retrieval;
 };
 
 std::vector<std::string> split_list(const std::string& text) {
@@ -147,7 +149,11 @@ int run_agent_command(const AgentArgs& a) {
   tools_options.include = split_list(a.tools);
   tools_options.max_body_chars = a.max_body_chars;
   tools_options.index_char_budget = a.index_char_budget;
-  agents::BundleTools tools(bundle, tools_options);
+  const retrieval::SearchIndex index = retrieval::SearchIndex::build(bundle);
+  std::unique_ptr<HybridRanking> ranking = make_retrieval(bundle, a.retrieval);
+  std::optional<retrieval::Retriever> retriever;
+  if (ranking) tools_options.retriever = &retriever.emplace(ranking->retriever(index));
+  agents::BundleTools tools(bundle, tools_options, &index);
 
   auto counter = retrieval::make_counter("o200k_base");
   agents::ModelOptions model_options;
@@ -262,6 +268,7 @@ void add_agent_command(CLI::App& app, Action& action) {
   cmd->add_option("--record", args->record, "Append each new exchange to this cassette (JSONL, keys redacted)");
   cmd->add_option("--cache-db", args->cache_db, "SQLite response cache: repeated requests are not sent again");
   add_git_flags(*cmd, args->git);
+  add_retrieval_flags(*cmd, args->retrieval);
   cmd->add_flag("--verbose", args->verbose, "Also print per-turn token counts");
   cmd->add_flag("--json", args->json, "Print the run as JSON on stdout (tool calls go to stderr with --verbose)");
   cmd->callback([args, &action] { action = [args] { return run_agent_command(*args); }; });

@@ -11,6 +11,7 @@
 #include "harness/commands.hpp"
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
+#include "harness/search_flags.hpp"
 #include "retrieval/context.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/json_text.hpp"
@@ -60,6 +61,7 @@ struct ContextArgs {
   bool no_citations = false;
   bool json = false;
   harness::GitFlags git;
+  RetrievalFlags retrieval;
 };
 
 std::string footer(const retrieval::ContextPack& pack) {
@@ -84,6 +86,9 @@ int run_context(ContextArgs args) {
     return retrieval::Bundle::load(source.root(), load);
   }();
   const retrieval::SearchIndex index = retrieval::SearchIndex::build(bundle);
+  std::unique_ptr<HybridRanking> ranking = make_retrieval(bundle, args.retrieval);
+  std::optional<retrieval::Retriever> retriever;
+  if (ranking) args.options.retriever = &retriever.emplace(ranking->retriever(index));
   args.options.counter = counter.get();
   args.options.strategy = args.strategy == "weaver" ? retrieval::PackStrategy::weaver : retrieval::PackStrategy::grafito;
   args.options.citations = args.no_citations ? retrieval::Citations::omit : retrieval::Citations::include;
@@ -126,6 +131,7 @@ void add_context_command(CLI::App& app, Action& action) {
   cmd->add_flag("--no-citations", args->no_citations, "Leave the Citations lines out of the blocks");
   cmd->add_flag("--json", args->json, "Print the pack as JSON");
   add_git_flags(*cmd, args->git);
+  add_retrieval_flags(*cmd, args->retrieval);
   cmd->callback([args, &action] { action = [args] { return run_context(*args); }; });
 }
 

@@ -71,6 +71,8 @@ int run_search(const SearchArgs& args) {
   }
   nlohmann::ordered_json out = {{"query", args.query}};
   if (hybrid) out["hybrid"] = {{"embedding_model", hybrid->model()}, {"rrf_k", args.flags.hybrid.rrf_k}};
+  if (hybrid && !hybrid->reranker().empty())
+    out["rerank"] = {{"model", hybrid->reranker()}, {"depth", args.flags.hybrid.rerank_depth}};
   out["hits"] = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < hits.size(); ++i) out["hits"].push_back(hit_json(hits[i], i + 1));
   std::printf("%s\n", json_text(out, 2).c_str());

@@ -68,6 +68,7 @@ inline constexpr RealRange bm25_k1{0, 1000};
 inline constexpr RealRange bm25_b{0, 1};
 inline constexpr RealRange rrf_k{0, 1'000'000, true};
 inline constexpr Int fusion_depth{1, 100'000};
+inline constexpr Int rerank_depth{1, 1000};  // candidates a rerank stage re-scores
 inline constexpr Int permutations{100, 1'000'000};
 inline constexpr Int neighbor_hops{1, 10};
 

@@ -1,11 +1,13 @@
 #include "harness/search_flags.hpp"
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include <cstdio>
 #include <filesystem>
 
 #include "agents/embeddings.hpp"
+#include "agents/rerankers.hpp"
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
 #include "retrieval/error.hpp"
@@ -54,6 +56,28 @@ void add_search_flags(CLI::App& cmd, SearchFlags& flags) {
       ->check(number_in(harness::limits::fusion_depth))
       ->capture_default_str();
   add_git_flags(cmd, flags.git);
+  cmd.add_option("--rerank", flags.hybrid.rerank,
+                 "Reorder hybrid's top hits with a reranker: sim (offline) or http:MODEL (a /rerank endpoint)");
+  cmd.add_option("--rerank-cache", flags.hybrid.rerank_cache, "SQLite file that keeps rerank scores between runs");
+  cmd.add_option("--rerank-base-url", flags.hybrid.rerank_base_url, "Rerank endpoint base URL (else OPENAI_BASE_URL)");
+  cmd.add_option("--rerank-depth", flags.hybrid.rerank_depth, "Hybrid hits the reranker re-scores")
+      ->check(number_in(harness::limits::rerank_depth))
+      ->capture_default_str();
+}
+
+void add_retrieval_flags(CLI::App& cmd, RetrievalFlags& flags) {
+  cmd.add_option("--retrieval", flags.method, "bm25f, hybrid (BM25F + embeddings, RRF) or hybrid+rerank")
+      ->check(CLI::IsMember({"bm25f", "hybrid", "hybrid+rerank"}))
+      ->capture_default_str();
+  cmd.add_option("--embed-model", flags.hybrid.model, "Embeddings of hybrid: sim (default, offline) or openai:MODEL");
+  cmd.add_option("--embed-cache", flags.hybrid.cache, "SQLite file that keeps embeddings between runs");
+  cmd.add_option("--embed-base-url", flags.hybrid.base_url, "Embeddings endpoint base URL (else OPENAI_BASE_URL)");
+  cmd.add_option("--rerank-model", flags.hybrid.rerank, "Reranker of hybrid+rerank: sim (default, offline) or http:MODEL");
+  cmd.add_option("--rerank-cache", flags.hybrid.rerank_cache, "SQLite file that keeps rerank scores between runs");
+  cmd.add_option("--rerank-base-url", flags.hybrid.rerank_base_url, "Rerank endpoint base URL (else OPENAI_BASE_URL)");
+  cmd.add_option("--rerank-depth", flags.hybrid.rerank_depth, "Hybrid hits the reranker re-scores")
+      ->check(number_in(harness::limits::rerank_depth))
+      ->capture_default_str();
 }
 
 HybridRanking::HybridRanking(const retrieval::Bundle& bundle, const HybridFlags& flags) : flags_(flags) {
@@ -62,25 +86,46 @@ HybridRanking::HybridRanking(const retrieval::Bundle& bundle, const HybridFlags&
   options.cache_db = flags.cache;
   embedder_ = agents::make_embedder(flags.model, options);
   dense_ = retrieval::DenseIndex::build(bundle, *embedder_);
+  if (flags.rerank.empty()) return;
+  agents::RerankerOptions rerank;
+  rerank.endpoint.base_url = flags.rerank_base_url;
+  rerank.cache_db = flags.rerank_cache;
+  reranker_ = agents::make_reranker(flags.rerank, rerank);
+}
+
+retrieval::Retriever HybridRanking::retriever(const retrieval::SearchIndex& lexical) {
+  retrieval::HybridOptions hybrid;
+  hybrid.depth = flags_.depth;
+  hybrid.rrf_k = flags_.rrf_k;
+  if (!reranker_) return retrieval::Retriever(lexical, dense_, *embedder_, hybrid);
+  return retrieval::Retriever(lexical, dense_, *embedder_, hybrid, *reranker_, flags_.rerank_depth);
 }
 
 HybridRanking::~HybridRanking() = default;
 
 std::vector<retrieval::Hit> HybridRanking::search(const retrieval::SearchIndex& lexical, std::string_view query,
                                                   const retrieval::SearchOptions& options) {
-  retrieval::HybridOptions hybrid;
-  hybrid.search = options;
-  hybrid.depth = std::max(flags_.depth, options.limit);
-  hybrid.rrf_k = flags_.rrf_k;
-  return retrieval::hybrid_search(lexical, dense_, *embedder_, query, hybrid);
+  return retriever(lexical).search(query, options);
 }
 
 std::unique_ptr<HybridRanking> make_hybrid(const retrieval::Bundle& bundle, const SearchFlags& flags) {
   if (flags.hybrid.model.empty()) {
     if (!flags.hybrid.cache.empty() || !flags.hybrid.base_url.empty())
       throw UsageError("--embed-cache and --embed-base-url need --hybrid MODEL");
+    if (!flags.hybrid.rerank.empty())
+      throw UsageError("--rerank needs --hybrid MODEL: the rerank stage reorders hybrid search's hits");
     return nullptr;
   }
+  return std::make_unique<HybridRanking>(bundle, flags.hybrid);
+}
+
+std::unique_ptr<HybridRanking> make_retrieval(const retrieval::Bundle& bundle, RetrievalFlags flags) {
+  std::optional<retrieval::RetrievalMethod> method = retrieval::parse_retrieval_method(flags.method);
+  if (!method) throw UsageError(fmt::format("--retrieval {}: use bm25f, hybrid or hybrid+rerank", flags.method));
+  if (*method == retrieval::RetrievalMethod::bm25f) return nullptr;
+  if (flags.hybrid.model.empty()) flags.hybrid.model = "sim";
+  if (*method == retrieval::RetrievalMethod::hybrid) flags.hybrid.rerank.clear();
+  else if (flags.hybrid.rerank.empty()) flags.hybrid.rerank = "sim";
   return std::make_unique<HybridRanking>(bundle, flags.hybrid);
 }
 

@@ -4,6 +4,11 @@
 //   --profile okf|repo (how the bundle is loaded)
 //   --hybrid sim|openai:MODEL [--embed-cache FILE] [--embed-base-url URL]
 //       [--rrf-k X] [--depth N]  (BM25F fused with embeddings, retrieval/hybrid.hpp)
+//   --rerank sim|http:MODEL [--rerank-cache FILE] [--rerank-base-url URL]
+//       [--rerank-depth N]  (hybrid's top N reordered by a reranker, retrieval/rerank.hpp)
+// and the retrieval method of `okfbench context` and `okfbench agent`:
+//   --retrieval bm25f|hybrid|hybrid+rerank [--embed-model M] [--rerank-model M]
+//       (sim by default: offline) with the same cache, base URL and depth flags
 //   --git-ref, --git-subdir, --refresh, --git-timeout, --git-cache (a git bundle, harness/bundle_source.hpp)
 #include <memory>
 #include <optional>
@@ -12,6 +17,7 @@
 #include "harness/bundle_source.hpp"
 #include "retrieval/bundle.hpp"
 #include "retrieval/hybrid.hpp"
+#include "retrieval/rerank.hpp"
 #include "retrieval/search.hpp"
 
 namespace CLI {
@@ -26,6 +32,16 @@ struct HybridFlags {
   std::string base_url;
   double rrf_k = 60.0;
   std::size_t depth = 100;
+  std::string rerank;  // "" = no rerank stage; else sim or http:MODEL
+  std::string rerank_cache;
+  std::string rerank_base_url;
+  std::size_t rerank_depth = 20;
+};
+
+// The retrieval method of context() and the agent's search tool.
+struct RetrievalFlags {
+  std::string method = "bm25f";
+  HybridFlags hybrid;  // model and rerank default to sim for the methods that use them
 };
 
 struct SearchFlags {
@@ -44,6 +60,7 @@ struct SearchFlags {
 };
 
 void add_search_flags(CLI::App& cmd, SearchFlags& flags);
+void add_retrieval_flags(CLI::App& cmd, RetrievalFlags& flags);
 
 // The embedding side of --hybrid: the embedder and the bundle's dense index,
 // built once (every concept embedded, through the cache when there is one).
@@ -54,17 +71,24 @@ class HybridRanking {
   // Lexical and embedding rankings fused; options.limit results.
   std::vector<retrieval::Hit> search(const retrieval::SearchIndex& lexical, std::string_view query,
                                      const retrieval::SearchOptions& options);
+  // The method over `lexical` (which must outlive the Retriever); hybrid, or
+  // hybrid+rerank when a reranker was asked for.
+  retrieval::Retriever retriever(const retrieval::SearchIndex& lexical);
   const std::string& model() const { return flags_.model; }
+  std::string reranker() const { return reranker_ ? reranker_->name() : std::string(); }
   std::size_t embedded() const { return dense_.size(); }
 
  private:
   HybridFlags flags_;
   std::unique_ptr<retrieval::Embedder> embedder_;
+  std::unique_ptr<retrieval::Reranker> reranker_;
   retrieval::DenseIndex dense_;
 };
 
-// nullptr unless --hybrid was given.
+// nullptr unless --hybrid was given; UsageError for --rerank without it.
 std::unique_ptr<HybridRanking> make_hybrid(const retrieval::Bundle& bundle, const SearchFlags& flags);
+// nullptr for bm25f; UsageError for an unknown method.
+std::unique_ptr<HybridRanking> make_retrieval(const retrieval::Bundle& bundle, RetrievalFlags flags);
 
 // Loads a bundle for searching from a folder or a git source; InputError
 // when `path` is neither a directory nor a git source.

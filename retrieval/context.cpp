@@ -173,7 +173,8 @@ std::vector<Candidate> grafito_candidates(const Bundle& bundle, const SearchInde
   search.limit = options.k;
   std::vector<Candidate> out;
   std::unordered_set<std::string> seen;
-  for (const Hit& hit : index.search(query, search)) {
+  const std::vector<Hit> hits = options.retriever ? options.retriever->search(query, search) : index.search(query, search);
+  for (const Hit& hit : hits) {
     const Concept* c = hit.concept_ptr ? hit.concept_ptr : bundle.find(hit.id);
     if (!c || !seen.insert(c->id).second) continue;
     PackEntry meta;

@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "retrieval/bundle.hpp"
+#include "retrieval/rerank.hpp"
 #include "retrieval/search.hpp"
 #include "retrieval/token_counter.hpp"
 
@@ -60,6 +61,8 @@ struct ContextOptions {
   Citations citations = Citations::include;
   PackStrategy strategy = PackStrategy::grafito;
   std::string now;                    // weaver: ISO-8601 clock; "" = no clock, nothing expires
+  // grafito: the retrieval method of the seed search; nullptr = `index` (BM25F).
+  const Retriever* retriever = nullptr;
   SearchOptions filters;              // grafito: type/tags/layer/usage_tag filters of the seed search (limit is k);
                                       // weaver: usage_tag only
 };

@@ -43,6 +43,23 @@ TEST(CliAgent, RepoProfileLoadsAPlainMarkdownTree) {
   EXPECT_NE(bad.err.find("unknown --profile \"wiki\": use okf or repo"), std::string::npos) << bad.err;
 }
 
+// The search tool answers with the method's hits: its first call returns
+// what `okfbench search` ranks with the same method.
+TEST(CliAgent, RetrievalMethodIsTheSearchTools) {
+  for (auto [method, flags] : {std::pair{"hybrid", " --hybrid sim"}, std::pair{"hybrid+rerank", " --hybrid sim --rerank sim"}}) {
+    test::CommandResult r = test::run_command(
+        fmt::format("{} agent {} {} --json --tools search,open --retrieval {}", okfbench(), demo(), kQuestion, method));
+    ASSERT_EQ(r.exit_code, 0) << method << r.err;
+    nlohmann::json run = nlohmann::json::parse(r.out);
+    test::CommandResult search = test::run_command(fmt::format("{} search {} {} --k 5 --json{}", okfbench(), demo(), kQuestion, flags));
+    ASSERT_EQ(search.exit_code, 0) << search.err;
+    nlohmann::json hits = nlohmann::json::parse(search.out)["hits"];
+    ASSERT_FALSE(run["opened"].empty()) << method;
+    EXPECT_EQ(run["opened"][0], hits[0]["id"]) << method;  // sim opens the top hit
+  }
+  EXPECT_EQ(test::run_command(fmt::format("{} agent {} q --retrieval magic", okfbench(), demo())).exit_code, 2);
+}
+
 TEST(CliAgent, JsonOutputAndSubsets) {
   test::CommandResult r = test::run_command(
       fmt::format("{} agent {} {} --tools search,open --json --cache-model openai", okfbench(), demo(), kQuestion));

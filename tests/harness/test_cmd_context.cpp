@@ -36,6 +36,31 @@ TEST(CmdContext, PrintsPackAndFooter) {
   EXPECT_EQ(none.out, "---\ntokens: 0 / 2000 (o200k_base) | concepts: 0 (0 seed, 0 via) | truncated: no\n");
 }
 
+std::vector<std::string> ids(const nlohmann::json& items, bool seeds_only) {
+  std::vector<std::string> out;
+  for (const auto& item : items)
+    if (!seeds_only || item["reason"] == "seed") out.push_back(item["id"]);
+  return out;
+}
+
+// The pack's seeds are the hits of the search the method names.
+TEST(CmdContext, RetrievalMethodChoosesTheSeedSearch) {
+  const std::string demo = (source_dir() / "datasets" / "bundles" / "demo").string();
+  const std::string q = " 'slow query after a data load' --json";
+  for (auto [method, search_flags] : {std::pair{"bm25f", ""}, std::pair{"hybrid", " --hybrid sim"},
+                                      std::pair{"hybrid+rerank", " --hybrid sim --rerank sim"}}) {
+    auto search = run_command(okfbench() + " search " + demo + q + " --k 5" + search_flags);
+    ASSERT_EQ(search.exit_code, 0) << search.err;
+    auto pack = run_command(okfbench() + " context " + demo + q + " --k 5 --hops 0 --budget 100000 --retrieval " + method);
+    ASSERT_EQ(pack.exit_code, 0) << method << pack.err;
+    EXPECT_EQ(ids(nlohmann::json::parse(pack.out)["concepts"], true),
+              ids(nlohmann::json::parse(search.out)["hits"], false))
+        << method;
+  }
+  auto bad = run_command(okfbench() + " context " + demo + " q --retrieval magic");
+  EXPECT_EQ(bad.exit_code, 2);
+}
+
 TEST(CmdContext, BadArgumentsExitWithCodes) {
   EXPECT_EQ(run_command(okfbench() + " context /nonexistent/bundle q").exit_code, 1);
   auto dir = fresh_dir("cmd-context");

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "tests/support/test_support.hpp"
 
 namespace okfbench::test {
@@ -73,6 +75,40 @@ TEST(CmdSearch, HybridFusesWithEmbeddingsAndCachesThem) {
   EXPECT_EQ(run_command(okfbench() + " search " + bundle + " x --hybrid gemini:x").exit_code, 2);
   EXPECT_EQ(run_command(okfbench() + " search " + bundle + " x --embed-cache " + cache).exit_code, 2);
   EXPECT_EQ(run_command(okfbench() + " search " + bundle + " x --hybrid sim --rrf-k 0").exit_code, 2);
+}
+
+std::vector<std::string> hit_ids(const nlohmann::json& hits) {
+  std::vector<std::string> ids;
+  for (const auto& hit : hits) ids.push_back(hit["id"]);
+  return ids;
+}
+
+TEST(CmdSearch, RerankReordersHybridsHitsAndCachesScores) {
+  const std::string demo = (source_dir() / "datasets" / "bundles" / "demo").string();
+  const std::string q = " 'slow query after a data load' --json --k 5 --hybrid sim";
+  auto hybrid = run_command(okfbench() + " search " + demo + q);
+  ASSERT_EQ(hybrid.exit_code, 0) << hybrid.err;
+  fs::path cache = fresh_dir("cmd-rerank") / "rerank.sqlite";
+  auto reranked = run_command(okfbench() + " search " + demo + q + " --rerank sim --rerank-depth 5 --rerank-cache " +
+                              cache.string());
+  ASSERT_EQ(reranked.exit_code, 0) << reranked.err;
+  auto out = nlohmann::json::parse(reranked.out);
+  EXPECT_EQ(out["rerank"], (nlohmann::json{{"model", "sim"}, {"depth", 5}}));
+  // Depth 5 of 5 hits: the same concepts, in the reranker's order, its scores falling.
+  std::vector<std::string> before = hit_ids(nlohmann::json::parse(hybrid.out)["hits"]);
+  std::vector<std::string> after = hit_ids(out["hits"]);
+  EXPECT_NE(after, before);
+  std::sort(before.begin(), before.end());
+  std::sort(after.begin(), after.end());
+  EXPECT_EQ(after, before);
+  for (std::size_t i = 1; i < out["hits"].size(); ++i)
+    EXPECT_GE(out["hits"][i - 1]["score"].get<double>(), out["hits"][i]["score"].get<double>());
+  EXPECT_TRUE(fs::exists(cache));
+  auto alone = run_command(okfbench() + " search " + demo + " x --rerank sim");
+  EXPECT_EQ(alone.exit_code, 2);
+  EXPECT_THAT(alone.err, HasSubstr("--rerank needs --hybrid MODEL"));
+  EXPECT_EQ(run_command(okfbench() + " search " + demo + " x --hybrid sim --rerank cohere:x").exit_code, 2);
+  EXPECT_EQ(run_command(okfbench() + " search " + demo + " x --hybrid sim --rerank sim --rerank-depth 0").exit_code, 2);
 }
 
 TEST(CmdEval, PrintsTrecEvalLinesAndWritesARun) {
