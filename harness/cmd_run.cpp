@@ -1,6 +1,7 @@
 // okfbench run: run an experiment spec (default: experiments/default.yaml of the data folder, retrieval/data_home.hpp).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <cstdlib>
@@ -10,11 +11,13 @@
 #include "harness/auto_shard.hpp"
 #include "harness/commands.hpp"
 #include "harness/data_files.hpp"
+#include "harness/forecast.hpp"
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
 #include "harness/runner.hpp"
 #include "harness/spec.hpp"
 #include "retrieval/error.hpp"
+#include "retrieval/json_text.hpp"
 
 namespace okfbench::cli {
 namespace {
@@ -24,6 +27,7 @@ struct RunArgs {
   std::string out;
   std::vector<std::string> overrides;
   bool dry_run = false;
+  bool json = false;
   std::string shard;
   std::optional<std::size_t> shards;
   std::string progress = "auto";
@@ -73,7 +77,43 @@ void print_dry_run(const harness::RunResult& result) {
               static_cast<long long>(result.estimated_input_tokens));
 }
 
+std::string span(const harness::ForecastInterval& i, const char* format) {
+  return fmt::format(fmt::runtime(format), i.value) + " [" + fmt::format(fmt::runtime(format), i.low) + ".." +
+         fmt::format(fmt::runtime(format), i.high) + "]";
+}
+
+void print_forecast(const harness::Forecast& f) {
+  std::printf("\nforecast, each with its 80%% interval (harness/README.md, \"Forecast\"):\n");
+  std::printf("%-14s  %-44s  %6s  %-30s  %-24s  %-18s  %-22s  %s\n", "bundle", "configuration", "trials", "input tokens",
+              "output tokens", "model calls", "dollars", "from");
+  const auto line = [](const harness::ForecastRow& r) {
+    std::printf("%-14s  %-44s  %6zu  %-30s  %-24s  %-18s  %-22s  %s\n", r.bundle.c_str(), r.config.c_str(), r.trials,
+                span(r.input_tokens, "{:.0f}").c_str(), span(r.output_tokens, "{:.0f}").c_str(), span(r.calls, "{:.0f}").c_str(),
+                r.usd ? span(*r.usd, "{:.4f}").c_str() : "n/a (no price)", r.basis.c_str());
+  };
+  for (const auto& r : f.rows) line(r);
+  line(f.total);
+}
+
+nlohmann::json interval_json(const harness::ForecastInterval& i) { return {{"value", i.value}, {"low", i.low}, {"high", i.high}}; }
+
+nlohmann::json forecast_json(const harness::Forecast& f) {
+  const auto row = [](const harness::ForecastRow& r) {
+    nlohmann::json j = {{"trials", r.trials},
+                        {"input_tokens", interval_json(r.input_tokens)},
+                        {"output_tokens", interval_json(r.output_tokens)},
+                        {"calls", interval_json(r.calls)},
+                        {"usd", r.usd ? interval_json(*r.usd) : nlohmann::json(nullptr)}};
+    if (!r.bundle.empty()) j["bundle"] = r.bundle, j["configuration"] = r.config, j["basis"] = r.basis;
+    return j;
+  };
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : f.rows) rows.push_back(row(r));
+  return {{"interval", 0.8}, {"configurations", rows}, {"total", row(f.total)}};
+}
+
 int run(const RunArgs& args) {
+  if (args.json && !args.dry_run) throw UsageError("--json goes with --dry-run (a run writes report.json)");
   const std::string spec_path =
       args.spec.empty() ? harness::default_experiment().string() : args.spec;
   const harness::ExperimentSpec spec = harness::load_spec(spec_path, args.overrides);
@@ -94,7 +134,13 @@ int run(const RunArgs& args) {
   options.transcripts = harness::parse_transcript_mode(args.transcripts);
   const harness::RunResult result = harness::run_experiment(spec, options);
   if (args.dry_run) {
-    print_dry_run(result);
+    const harness::Forecast forecast = harness::forecast_run(spec, options);
+    if (args.json) {
+      std::printf("%s\n", json_text(forecast_json(forecast), 2).c_str());
+    } else {
+      print_dry_run(result);
+      print_forecast(forecast);
+    }
     return 0;
   }
   std::fputs(result.headline.c_str(), stdout);
@@ -127,7 +173,9 @@ void add_run_command(CLI::App& app, Action& action) {
   cmd->add_option("--out", args->out, "Output folder; run again with the same folder to resume (default: okfbench-out/<UTC time>)");
   cmd->add_option("--set", args->overrides, "Override a spec value: KEY=VALUE, e.g. paths.context.budget_tokens=500")
       ->allow_extra_args(false);
-  cmd->add_flag("--dry-run", args->dry_run, "List the trials and the estimated input tokens; run nothing");
+  cmd->add_flag("--dry-run", args->dry_run,
+                "List the trials and forecast the spend (tokens, calls, dollars with 80% intervals) with sim; call no provider");
+  cmd->add_flag("--json", args->json, "With --dry-run: print the forecast as JSON (configurations and total)");
   cmd->add_option("--shard", args->shard,
                   "Run only slice K of N (K/N), e.g. 1/4; auto takes it from a Slurm job array or, with --shards N, "
                   "a Kubernetes Indexed Job");

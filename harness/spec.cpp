@@ -31,7 +31,7 @@ namespace fs = std::filesystem;
 
 const std::set<std::string> kTopKeys = {"name", "seed", "repeats", "concurrency", "requests_per_minute",
                                         "tokens_per_minute", "cost_cap_usd", "max_questions", "cache_dir", "bundles",
-                                        "paths", "models", "cache_models", "graders", "judge"};
+                                        "paths", "models", "cache_models", "graders", "judge", "forecast"};
 const std::set<std::string> kGraders = {"facts", "citations", "answered", "judge"};
 const std::set<std::string> kJudgeKeys = {"model", "votes"};
 const std::set<std::string> kPathBundleKeys = {"path", "name", "questions", "ref", "subdir", "profile"};
@@ -501,6 +501,25 @@ void read_models(const SpecReader& r, const YAML::Node& root, ExperimentSpec& sp
   if (root["cache_models"]) spec.cache_models = r.string_list(root["cache_models"], "cache_models", {"none", "openai", "anthropic"});
 }
 
+// forecast: {MODEL: PROFILE.yaml}: the sim profile --dry-run forecasts a model with.
+void read_forecast(const SpecReader& r, const YAML::Node& root, ExperimentSpec& spec) {
+  const YAML::Node forecast = root["forecast"];
+  if (!forecast) return;
+  if (!forecast.IsMap()) r.fail(forecast, "forecast", "expected a mapping {MODEL: PROFILE.yaml} (okfbench calibrate writes profiles)");
+  for (const auto& entry : forecast) {
+    const std::string model = r.scalar<std::string>(entry.first, "forecast", "a model name or label");
+    const std::string key = "forecast." + model;
+    const bool named = std::any_of(spec.models.begin(), spec.models.end(),
+                                   [&](const ModelSpec& m) { return m.label == model || m.name == model; });
+    if (!named) r.fail(entry.first, key, fmt::format("no model of models: is named or labelled \"{}\"", model));
+    const fs::path profile = r.path_value(entry.second, key, r.base());
+    if (!fs::is_regular_file(profile)) {
+      r.fail(entry.second, key, fmt::format("the profile {} is not a file; fit one with okfbench calibrate", profile.string()));
+    }
+    spec.forecast_profiles[model] = profile;
+  }
+}
+
 void read_graders(const SpecReader& r, const YAML::Node& root, ExperimentSpec& spec) {
   if (root["graders"]) {
     spec.graders = r.string_list(root["graders"], "graders", kGraders);
@@ -534,7 +553,7 @@ std::string read_text(const fs::path& file) {
 // goes but not what a trial computes (listed in spec.hpp).
 YAML::Node hashed_part(const YAML::Node& root) {
   YAML::Node hashed = YAML::Clone(root);
-  for (const char* key : {"cost_cap_usd", "concurrency", "requests_per_minute", "tokens_per_minute"}) hashed.remove(key);
+  for (const char* key : {"cost_cap_usd", "concurrency", "requests_per_minute", "tokens_per_minute", "forecast"}) hashed.remove(key);
   if (YAML::Node models = hashed["models"]; models && models.IsSequence()) {
     for (std::size_t i = 0; i < models.size(); ++i) {
       if (!models[i].IsMap()) continue;
@@ -712,6 +731,7 @@ ExperimentSpec parse_spec(std::string_view yaml, std::string_view file_name, con
   read_bundles(r, root["bundles"], spec);
   read_paths(r, root["paths"], spec);
   read_models(r, root, spec);
+  read_forecast(r, root, spec);
   read_graders(r, root, spec);
   check_plan_size(r, root, spec);
   // Settings that change how a run goes but not what a trial computes stay

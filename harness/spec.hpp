@@ -67,6 +67,8 @@
 //   graders: [facts, citations, answered]   # the default; also judge (reports/graders.hpp)
 //   judge: {model: sim, votes: 1}  # optional LLM-as-judge: sim, openai:MODEL or anthropic:MODEL,
 //                                  # votes 1..9; adds "judge" to graders when they do not name it
+//   forecast: {openai:gpt-4o: gpt-4o.yaml}  # the sim profile (okfbench calibrate) that
+//                                  # run --dry-run forecasts a model's spend with
 //
 // Numbers are written as retrieval/numbers.hpp says: integers in plain
 // decimal digits (no "5.0", "1e3", "0x10", "+5" or leading zeros), reals
@@ -77,8 +79,8 @@
 //
 // The spec hash (which a run folder keeps, so that it is only resumed with the
 // same spec) leaves out what changes how a run goes but not what a trial
-// computes: cost_cap_usd, concurrency, requests_per_minute, tokens_per_minute
-// and, in model mappings, api_key_env, price, replay and the timeouts.
+// computes: cost_cap_usd, concurrency, requests_per_minute, tokens_per_minute,
+// forecast and, in model mappings, api_key_env, price, replay and the timeouts.
 //
 // Problems are InputErrors naming the file, the line and the key, e.g.
 //   default.yaml:14: paths.context.budget_tokens: expected an integer from 1 to 10000000, got "lots"
@@ -89,6 +91,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -203,6 +206,9 @@ struct ExperimentSpec {
   std::vector<std::string> cache_models = {"none"};
   std::vector<std::string> graders = {"facts", "citations", "answered"};  // "judge" when judge is set
   std::optional<JudgeSpec> judge;
+  // forecast: {MODEL: PROFILE.yaml}, by model label or name: the profile
+  // --dry-run forecasts that model's spend with (harness/forecast.hpp).
+  std::map<std::string, std::filesystem::path> forecast_profiles;
 };
 
 // Reads `file`, applies each "KEY=VALUE" override (KEY is a dotted path such

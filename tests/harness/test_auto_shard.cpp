@@ -126,6 +126,7 @@ std::set<std::string> dry_run_keys(const std::string& env) {
   std::set<std::string> keys;
   std::istringstream lines(r.out);
   for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("forecast")) break;  // the forecast table follows the trials
     if (line.size() > 16 && line.find("trial key") == std::string::npos && line.find(" trials, ") == std::string::npos)
       keys.insert(line.substr(0, 16));
   }

@@ -1,0 +1,49 @@
+#pragma once
+// run --dry-run's forecast: what a run will spend, before it spends anything.
+//
+// Every trial of the plan (this shard's) is run with sim, offline, into a
+// temporary folder that is removed afterwards: a sim model as itself, so its
+// forecast is exact; any other model as sim with the profile the spec's
+// `forecast: {MODEL: PROFILE.yaml}` names for it (okfbench calibrate fits
+// one), else with the default profile, and each row says which. Dollars use
+// the run's own prices for the model's label; the judge is left out.
+//
+// The 80% interval of a profiled row is the 10th to 90th percentile of the
+// row's total over 1,000 bootstrap resamples of its trials (seeded by the
+// spec's seed): how far the total moves for other questions of the same
+// kind. It does not hold how far the profile is from the model; calibrate's
+// held-out check measures that. An exact row's interval is its value; the
+// total's resamples every profiled row together.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/runner.hpp"
+#include "harness/spec.hpp"
+
+namespace okfbench::harness {
+
+struct ForecastInterval {
+  double value = 0, low = 0, high = 0;
+};
+
+struct ForecastRow {
+  std::string bundle;  // "" for the total
+  std::string config;  // reports::PathConfig::label(); "total" for the total
+  std::string basis;   // "exact (sim)", "profile FILE", "default profile (no forecast: entry)"; "" for the total
+  std::size_t trials = 0;
+  ForecastInterval input_tokens, output_tokens, calls;
+  std::optional<ForecastInterval> usd;  // nullopt when a trial has no price
+};
+
+struct Forecast {
+  std::vector<ForecastRow> rows;  // by bundle, then configuration label
+  ForecastRow total;
+};
+
+// What --dry-run prints for `spec` under `options` (its shard). Throws what
+// run_experiment throws for an unusable spec.
+Forecast forecast_run(const ExperimentSpec& spec, const RunOptions& options);
+
+}  // namespace okfbench::harness
