@@ -24,8 +24,6 @@
 namespace okfbench::cli {
 namespace {
 
-namespace fs = std::filesystem;
-
 struct ShowArgs {
   std::string run_dir;
   std::string trial_key;
@@ -83,8 +81,7 @@ int run_show(const ShowArgs& a) {
   if (!a.config.empty() && a.question.empty()) throw UsageError("okfbench show: --config chooses among the trials of --question");
   const reports::StoredRun run = reports::read_run_dir(a.run_dir);
   const reports::TrialRecord& record = select(run.records, a);
-  const fs::path file = fs::path(a.run_dir) / reports::kTranscriptsFile;
-  const reports::TranscriptSet transcripts = fs::exists(file) ? reports::read_transcripts(file) : reports::TranscriptSet{};
+  const reports::TranscriptSet transcripts = reports::read_run_transcripts(a.run_dir).value_or(reports::TranscriptSet{});
   const reports::Transcript* transcript = transcripts.find(record.trial_key);
   if (a.json) {
     std::printf("%s\n", json_text(reports::show_json(record, transcript, transcripts), 2).c_str());

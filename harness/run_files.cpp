@@ -166,7 +166,8 @@ fs::path default_out_dir() { return fs::path("okfbench-out") / utc_now("%Y%m%dT%
 std::string write_run_reports(const reports::RunManifest& manifest, const std::vector<reports::TrialRecord>& records,
                               const reports::PricingTable& pricing, const fs::path& dir) {
   const std::array formats = {reports::ReportFormat::markdown, reports::ReportFormat::html, reports::ReportFormat::json};
-  reports::write_report_files(manifest, records, pricing, formats, dir);
+  const std::optional<reports::TranscriptSet> transcripts = reports::read_run_transcripts(dir);
+  reports::write_report_files(manifest, records, transcripts ? &*transcripts : nullptr, pricing, formats, dir);
   return reports::headline_markdown(reports::summarize(records, pricing));
 }
 

@@ -317,7 +317,7 @@ std::vector<std::string> html_chart_ids(const Summary& summary) {
 }
 
 std::string html_report(const RunManifest& manifest, const Summary& summary, const std::vector<TrialRecord>& records,
-                        const PricingTable& pricing) {
+                        const TranscriptSet* transcripts, const PricingTable& pricing) {
   const Names names = names_of(summary);
   json specs = json::object();
   std::string charts = "<h2>Charts</h2>\n";
@@ -330,7 +330,7 @@ std::string html_report(const RunManifest& manifest, const Summary& summary, con
     charts += fmt::format("<div class=\"chart\" id=\"chart-{}\"></div>\n", c.id);
     specs[c.id] = std::move(c.spec);
   }
-  const ExplorerData explorer = explorer_data(records, pricing, names);
+  const ExplorerData explorer = explorer_data(records, transcripts, pricing, names);
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>okfbench report</title>\n";
   out += "<!--\nCharts drawn with " + chart_library_versions() + ", inlined under their licences:\n\n" +
          chart_library_licenses() + "-->\n";
@@ -347,6 +347,7 @@ std::string html_report(const RunManifest& manifest, const Summary& summary, con
   for (std::size_t i = 0; i < explorer.detail_chunks.size(); ++i) {
     out += fmt::format("<script type=\"application/octet-stream\" id=\"okfbench-chunk-{}\">{}</script>\n", i, explorer.detail_chunks[i]);
   }
+  out += fmt::format("<script type=\"application/octet-stream\" id=\"okfbench-prompts\">{}</script>\n", explorer.prompts);
   out += "<script type=\"application/json\" id=\"okfbench-specs\">" + json_script_safe(json_text(specs)) + "</script>\n";
   out += fmt::format("<script>{}</script>\n<script>{}</script>\n</body>\n</html>\n", kRender, explorer_script());
   return out;

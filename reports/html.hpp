@@ -6,9 +6,12 @@
 //     the full settings on hover and in a legend),
 //   - the trial table: sortable, filtered by bundle, path, configuration,
 //     facts grade and error, searched by question, answer and error text; a
-//     click opens the trial's conversation (per-turn bars of new, re-sent and
-//     cached input, tool calls, answer, grades, timings), decoded from its
-//     compressed chunk only then (explorer.hpp, web/explorer.js),
+//     click opens the trial's conversation from its transcript (system prompt,
+//     tool definitions, every message, each tool call with its whole result,
+//     the replies) beside per-turn bars of new, re-sent and cached input, with
+//     the attribution, answer, grades and timings, decoded from its
+//     compressed chunk only then (explorer.hpp, web/explorer.js); a trial
+//     whose transcript was not kept says so,
 // then Vega-Lite charts:
 //   turns       per-turn input of agent paths split into new, re-sent and cached tokens
 //   size        input tokens against bundle size (log scale), one line per path
@@ -28,12 +31,14 @@
 #include "reports/pricing.hpp"
 #include "reports/record.hpp"
 #include "reports/summary.hpp"
+#include "reports/transcript.hpp"
 
 namespace okfbench::reports {
 
 // `pricing` prices each trial of the trial table (the summary's rows are priced already).
+// `transcripts` (null when the run kept none) gives each trial's conversation.
 std::string html_report(const RunManifest& manifest, const Summary& summary, const std::vector<TrialRecord>& records,
-                        const PricingTable& pricing);
+                        const TranscriptSet* transcripts, const PricingTable& pricing);
 
 // The ids of the charts html_report() draws for this summary, in page order.
 std::vector<std::string> html_chart_ids(const Summary& summary);

@@ -24,7 +24,7 @@ constexpr std::array kAllFormats = {ReportFormat::markdown, ReportFormat::html, 
                                     ReportFormat::csv, ReportFormat::junit};
 
 void write_one(ReportFormat format, const RunManifest& manifest, const std::vector<TrialRecord>& records,
-               const Summary& summary, const PricingTable& pricing, const std::filesystem::path& dir,
+               const TranscriptSet* transcripts, const Summary& summary, const PricingTable& pricing, const std::filesystem::path& dir,
                std::vector<std::filesystem::path>& written) {
   auto put = [&](const char* name, const std::string& text) {
     write_text_atomically(dir / name, text);
@@ -32,7 +32,7 @@ void write_one(ReportFormat format, const RunManifest& manifest, const std::vect
   };
   switch (format) {
     case ReportFormat::markdown: put("report.md", markdown_report(manifest, summary, records)); break;
-    case ReportFormat::html: put("report.html", html_report(manifest, summary, records, pricing)); break;
+    case ReportFormat::html: put("report.html", html_report(manifest, summary, records, transcripts, pricing)); break;
     case ReportFormat::json: put("report.json", json_report(manifest, summary)); break;
     case ReportFormat::csv:
       put("summary.csv", summary_csv(summary));
@@ -92,6 +92,7 @@ void write_text_atomically(const std::filesystem::path& path, std::string_view t
 
 std::vector<std::filesystem::path> write_report_files(const RunManifest& manifest,
                                                       const std::vector<TrialRecord>& records,
+                                                      const TranscriptSet* transcripts,
                                                       const PricingTable& pricing,
                                                       std::span<const ReportFormat> formats,
                                                       const std::filesystem::path& out_dir) {
@@ -100,7 +101,7 @@ std::vector<std::filesystem::path> write_report_files(const RunManifest& manifes
   if (ec) throw InputError(fmt::format("{}: cannot create the report folder: {}", out_dir.string(), ec.message()));
   Summary summary = summarize(records, pricing);
   std::vector<std::filesystem::path> written;
-  for (ReportFormat f : formats) write_one(f, manifest, records, summary, pricing, out_dir, written);
+  for (ReportFormat f : formats) write_one(f, manifest, records, transcripts, summary, pricing, out_dir, written);
   return written;
 }
 

@@ -9,6 +9,7 @@
 
 #include "reports/pricing.hpp"
 #include "reports/record.hpp"
+#include "reports/transcript.hpp"
 
 namespace okfbench::reports {
 
@@ -23,10 +24,12 @@ std::vector<ReportFormat> parse_report_formats(std::string_view list);
 
 // Writes the files of each format into out_dir (created when missing):
 // markdown report.md, html report.html, json report.json, csv summary.csv and
-// trials.csv, junit report.junit.xml. Returns the paths written. Throws
-// InputError when a file cannot be written.
+// trials.csv, junit report.junit.xml. `transcripts` (null when the run kept
+// none) gives the HTML report each trial's conversation. Returns the paths
+// written. Throws InputError when a file cannot be written.
 std::vector<std::filesystem::path> write_report_files(const RunManifest& manifest,
                                                       const std::vector<TrialRecord>& records,
+                                                      const TranscriptSet* transcripts,
                                                       const PricingTable& pricing,
                                                       std::span<const ReportFormat> formats,
                                                       const std::filesystem::path& out_dir);

@@ -41,19 +41,6 @@ std::string indent(const std::string& text, const std::string& prefix) {
   return out;
 }
 
-// Tool results by call id, from every message the transcript stored.
-std::map<std::string, const TranscriptMessage*> results_by_call(const Transcript& t) {
-  std::map<std::string, const TranscriptMessage*> out;
-  auto note = [&](const std::vector<TranscriptMessage>& messages) {
-    for (const auto& m : messages) {
-      if (m.role == "tool") out[m.tool_call_id] = &m;
-    }
-  };
-  for (const auto& turn : t.turns) note(turn.added);
-  note(t.unsent);
-  return out;
-}
-
 std::string attribution_line(const TurnRecord& turn) {
   std::vector<std::string> parts;
   std::int64_t sum = 0;
@@ -125,17 +112,10 @@ std::string show_text(const TrialRecord& r, const Transcript* t, const Transcrip
   }
   if (!t) out += "(no transcript: the run kept none for this trial)\n";
   out += "\n";
-  const auto results = t ? results_by_call(*t) : std::map<std::string, const TranscriptMessage*>{};
-  std::size_t answered = 0;  // transcript turns that answered, matched to the record's turns in order
-  std::vector<const TranscriptTurn*> answered_turns;
-  if (t) {
-    for (const auto& tt : t->turns) {
-      if (tt.reply) answered_turns.push_back(&tt);
-    }
-  }
+  const auto results = t ? tool_results_by_call(*t) : std::map<std::string, const TranscriptMessage*>{};
+  const auto answered = t ? answered_turns(*t) : std::vector<const TranscriptTurn*>{};
   for (std::size_t i = 0; i < r.turns.size(); ++i) {
-    const TranscriptTurn* tt = answered < answered_turns.size() ? answered_turns[answered++] : nullptr;
-    out += turn_text(r, i, tt, results, o);
+    out += turn_text(r, i, i < answered.size() ? answered[i] : nullptr, results, o);
   }
   if (t && !t->turns.empty() && !t->turns.back().reply) out += "last call failed: " + t->turns.back().error + "\n";
   out += "\nA: " + (r.answer.empty() ? std::string("(none)") : (o.full ? r.answer : cut(r.answer, o.width > 3 ? o.width - 3 : 1, false))) + "\n";

@@ -136,6 +136,26 @@ void from_json(const json& j, Transcript& v) {
   read(j, "error", v.error);
 }
 
+std::vector<const TranscriptTurn*> answered_turns(const Transcript& t) {
+  std::vector<const TranscriptTurn*> out;
+  for (const auto& turn : t.turns) {
+    if (turn.reply) out.push_back(&turn);
+  }
+  return out;
+}
+
+std::map<std::string, const TranscriptMessage*> tool_results_by_call(const Transcript& t) {
+  std::map<std::string, const TranscriptMessage*> out;
+  auto note = [&](const std::vector<TranscriptMessage>& messages) {
+    for (const auto& m : messages) {
+      if (m.role == "tool") out[m.tool_call_id] = &m;
+    }
+  };
+  for (const auto& turn : t.turns) note(turn.added);
+  note(t.unsent);
+  return out;
+}
+
 const Transcript* TranscriptSet::find(std::string_view trial_key) const {
   for (auto it = trials.rbegin(); it != trials.rend(); ++it) {
     if (it->trial_key == trial_key) return &*it;
@@ -319,6 +339,12 @@ TranscriptSet read_transcripts(const fs::path& path) {
   FileContent c = read_file(path);
   c.set.trials = last_of_each(std::move(c.set.trials), nullptr);
   return std::move(c.set);
+}
+
+std::optional<TranscriptSet> read_run_transcripts(const fs::path& run_dir) {
+  const fs::path path = run_dir / kTranscriptsFile;
+  if (!fs::exists(path)) return std::nullopt;
+  return read_transcripts(path);
 }
 
 std::unique_ptr<TranscriptWriter> TranscriptWriter::open(const fs::path& run_dir, const std::set<std::string>& stored) {

@@ -105,6 +105,15 @@ void from_json(const nlohmann::json& j, TranscriptTurn& v);
 void to_json(nlohmann::json& j, const Transcript& v);
 void from_json(const nlohmann::json& j, Transcript& v);
 
+// How a transcript lines up with its record, for the views that show both
+// (`okfbench show`, the explorer). A record has one turn per model call that
+// answered, so record turn i is the i-th transcript turn with a reply.
+std::vector<const TranscriptTurn*> answered_turns(const Transcript& transcript);
+
+// Every tool result the transcript holds (in any turn's `added`, or `unsent`),
+// by the id of the call it answers.
+std::map<std::string, const TranscriptMessage*> tool_results_by_call(const Transcript& transcript);
+
 // Everything a transcripts file holds: the prompts by hash and one transcript
 // per trial key (a key written twice, by a trial run again, keeps the last).
 struct TranscriptSet {
@@ -120,6 +129,10 @@ struct TranscriptSet {
 // anything else unreadable is an InputError naming the file and the byte
 // offset of the frame or the line within it.
 TranscriptSet read_transcripts(const std::filesystem::path& path);
+
+// RUN_DIR/transcripts.jsonl.zst read as above, or nothing when the run folder
+// has none (a run made with --transcripts none, or before transcripts).
+std::optional<TranscriptSet> read_run_transcripts(const std::filesystem::path& run_dir);
 
 // Appends transcripts to RUN_DIR/transcripts.jsonl.zst; thread-safe.
 class TranscriptWriter {

@@ -5,6 +5,8 @@
 //   #okfbench-trials     {configs, chunk_trials, columns, rows}
 //   #okfbench-chunk-N    base64 of zlib(JSON array of the details of rows
 //                        N*chunk_trials ...), read with DecompressionStream
+//   #okfbench-prompts    base64 of zlib({HASH: {system, tools}}): the system
+//                        prompts and tool definitions of the transcripts, once each
 // Everything from the data reaches the page through textContent, never as markup.
 (function () {
   'use strict';
@@ -19,6 +21,7 @@
   });
   const state = {sort: null, descending: false, page: 0, shown: rows};
   const chunks = new Map();
+  let prompts = null;
 
   function el(tag, props, children) {
     const node = document.createElement(tag);
@@ -168,22 +171,29 @@
     document.querySelector('#trials tbody').addEventListener('keydown', function (e) { if (e.key === 'Enter') open(e); });
   }
 
+  // The JSON in element `id`, base64 of zlib-compressed text.
+  function decodeElement(id) {
+    const binary = atob(document.getElementById(id).textContent.trim());
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate'));
+    return new Response(stream).text().then(JSON.parse);
+  }
+
   function loadChunk(n) {
-    if (!chunks.has(n)) {
-      const text = document.getElementById('okfbench-chunk-' + n).textContent.trim();
-      const binary = atob(text);
-      const bytes = new Uint8Array(binary.length);
-      for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-      const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate'));
-      chunks.set(n, new Response(stream).text().then(JSON.parse));
-    }
+    if (!chunks.has(n)) chunks.set(n, decodeElement('okfbench-chunk-' + n));
     return chunks.get(n);
+  }
+
+  function loadPrompts() {
+    if (!prompts) prompts = decodeElement('okfbench-prompts');
+    return prompts;
   }
 
   function openTrial(index) {
     const n = Math.floor(index / table.chunk_trials);
-    loadChunk(n).then(function (details) {
-      showTrial(rows[index], details[index - n * table.chunk_trials]);
+    Promise.all([loadChunk(n), loadPrompts()]).then(function (loaded) {
+      showTrial(rows[index], loaded[0][index - n * table.chunk_trials], loaded[1]);
     }).catch(function (e) { window.okfbenchNote('error', 'trial ' + index + ': ' + (e && e.stack ? e.stack : e)); });
   }
 
@@ -207,24 +217,73 @@
     const head = call.name + '(' + call.arguments + ') → ' + count(call.result_bytes) + ' bytes' +
                  (call.repeated ? ', repeated' : '') + (call.error ? ', error: ' + call.error : '');
     const result = call.result !== undefined ? call.result
-                                             : 'The result text was not kept by this run; only its size was recorded.';
-    return el('details', {class: 'tool-call'}, [el('summary', {text: head}), el('pre', {text: result})]);
+                                             : 'The result text is not in the transcript; only its size was recorded.';
+    return el('details', {class: 'tool-call'}, [el('summary', {text: head}), el('pre', {class: 'tool-result', text: result})]);
+  }
+
+  // Why a trial shows no conversation (details.transcript is "not_kept" or "none").
+  function missingTranscript(d) {
+    const text = d.transcript === 'not_kept'
+        ? 'The transcript of this trial was not kept: the run kept transcripts, but not this one ' +
+          '(okfbench run --transcripts errors keeps only the transcripts of failed trials). '
+        : 'The transcript of this trial was not kept: this run has no transcripts.jsonl.zst ' +
+          '(it was made with okfbench run --transcripts none, or by an okfbench that kept none). ';
+    return el('p', {class: 'transcript-missing', text: text + 'Shown: the token counts and tool-call sizes of its record.'});
+  }
+
+  function message(m) {
+    const role = m.role === 'tool' ? 'tool result' + (m.name ? ' (' + m.name + ')' : '') : m.role;
+    return el('div', {class: 'message role-' + m.role}, [el('span', {class: 'role', text: role}), el('pre', {text: m.content})]);
+  }
+
+  // The system prompt and tool definitions the trial's requests started with.
+  function promptView(hash, all) {
+    const p = all[hash];
+    if (!p) return el('p', {class: 'note', text: 'Prompt ' + hash + ' is not in the transcripts.'});
+    const tools = p.tools.map(function (t) {
+      return el('details', {class: 'tool-definition'}, [el('summary', {text: t.name + ': ' + t.description}),
+                                                      el('pre', {text: t.parameters})]);
+    });
+    return el('div', {class: 'prompt'}, [
+      el('details', {class: 'system-prompt'}, [el('summary', {text: 'System prompt (' + count(p.system.length) + ' characters)'}),
+                                                el('pre', {text: p.system || '(none)'})]),
+      el('details', {class: 'tool-definitions'}, [el('summary', {text: 'Tools (' + p.tools.length + ')'})].concat(tools))
+    ]);
+  }
+
+  function attribution(t) {
+    if (!t.attribution.length) return null;
+    return el('p', {class: 'attribution', text: 'input by origin: ' + t.attribution.map(function (a) {
+      return a.origin + ' ' + count(a.tokens);
+    }).join(', ')});
+  }
+
+  // What turn `t` sent and got back: the messages its request added, the reply and its tool calls.
+  function conversationOf(t) {
+    const parts = [];
+    if (t.restart) parts.push(el('p', {class: 'note', text: 'This request did not extend the previous one; it sent these messages anew.'}));
+    (t.sent || []).forEach(function (m) { parts.push(message(m)); });
+    if (t.reply) parts.push(message({role: 'assistant', content: t.reply}));
+    return parts.concat(t.tool_calls.map(toolCall));
+  }
+
+  function turnView(t, i, largest) {
+    const numbers = 'input ' + count(t.input) + ' (new ' + count(t['new']) + ', re-sent ' + count(t.resent) +
+                    ', cached ' + count(t.cached) + ') · output ' + count(t.output) +
+                    (t.dropped_tool_calls ? ' · ' + t.dropped_tool_calls + ' tool calls dropped' : '');
+    const tokens = el('div', {class: 'turn-tokens'}, [turnBar(t, largest), el('p', {class: 'numbers', text: numbers}), attribution(t)]);
+    return el('div', {class: 'turn'}, [el('h4', {text: 'Turn ' + (i + 1)}),
+                                       el('div', {class: 'turn-body'}, [el('div', {class: 'turn-messages'}, conversationOf(t)), tokens])]);
   }
 
   function section(title, children) { return el('section', {}, [el('h3', {text: title})].concat(children)); }
 
   function definitionRow(name, text) { return el('tr', {}, [el('th', {text: name}), el('td', {text: text})]); }
 
-  function showTrial(r, d) {
+  function showTrial(r, d, allPrompts) {
     const view = document.getElementById('trial-view');
     const largest = Math.max.apply(null, d.turns.map(function (t) { return t.input || 0; }).concat([1]));
-    const turns = d.turns.map(function (t, i) {
-      const numbers = 'input ' + count(t.input) + ' (new ' + count(t['new']) + ', re-sent ' + count(t.resent) +
-                      ', cached ' + count(t.cached) + ') · output ' + count(t.output) +
-                      (t.dropped_tool_calls ? ' · ' + t.dropped_tool_calls + ' tool calls dropped' : '');
-      return el('div', {class: 'turn'}, [el('h4', {text: 'Turn ' + (i + 1)}), turnBar(t, largest), el('p', {class: 'numbers', text: numbers})]
-          .concat(t.tool_calls.map(toolCall)));
-    });
+    const turns = d.turns.map(function (t, i) { return turnView(t, i, largest); });
     const grades = el('table', {class: 'grades'}, [el('tr', {}, ['grader', 'status', 'score', 'correct', 'detail'].map(function (h) {
       return el('th', {text: h});
     }))].concat(d.grades.map(function (g) {
@@ -242,10 +301,12 @@
     ]);
     const parts = [el('h2', {text: r.v[col.question] + ' · ' + r.config.name}), facts];
     if (d.error) parts.push(el('p', {class: 'trial-error', text: 'Failed (' + (d.error_class || 'error') + '): ' + d.error}));
-    parts.push(section('Turns', [el('p', {class: 'legend'}, [el('span', {class: 'key part-new', text: 'new'}),
-                                                              el('span', {class: 'key part-resent', text: 're-sent'}),
-                                                              el('span', {class: 'key part-cached', text: 'cached'})])]
-                                    .concat(turns.length ? turns : [el('p', {class: 'note', text: 'No model call.'})])));
+    const head = d.transcript === 'kept' ? d.prompts.map(function (h) { return promptView(h, allPrompts); }) : [missingTranscript(d)];
+    const legend = el('p', {class: 'legend'}, [el('span', {class: 'key part-new', text: 'new'}),
+                                              el('span', {class: 'key part-resent', text: 're-sent'}),
+                                              el('span', {class: 'key part-cached', text: 'cached'})]);
+    parts.push(section('Conversation', head.concat([legend], turns.length ? turns : [el('p', {class: 'note', text: 'No model call.'})])));
+    if (d.failed_call) parts.push(el('p', {class: 'trial-error', text: 'The last model call failed: ' + d.failed_call}));
     if (d.packed.length) {
       parts.push(section('Context pack (' + count(d.context_tokens) + ' tokens)', [el('ol', {}, d.packed.map(function (p) {
         return el('li', {text: p.id + ' · ' + count(p.tokens) + ' tokens · ' + p.reason});

@@ -96,7 +96,7 @@ void BM_HtmlReport(benchmark::State& state) {
   auto records = synthetic_records(static_cast<std::size_t>(state.range(0)));
   Summary s = summarize(records, pricing());
   RunManifest m;
-  for (auto _ : state) benchmark::DoNotOptimize(html_report(m, s, records, pricing()));
+  for (auto _ : state) benchmark::DoNotOptimize(html_report(m, s, records, nullptr, pricing()));
 }
 BENCHMARK(BM_HtmlReport)->Arg(10000)->Unit(benchmark::kMillisecond);
 

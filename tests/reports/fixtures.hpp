@@ -10,6 +10,7 @@
 
 #include "reports/pricing.hpp"
 #include "reports/record.hpp"
+#include "reports/transcript.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace okfbench::reports::fixtures {
@@ -142,6 +143,51 @@ inline void expect_golden(const std::string& name, const std::string& actual) {
   ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing; run scripts/update-golden.sh";
   EXPECT_EQ(actual, test::read_file(path)) << "golden " << name
                                            << " differs; if the change is intended run scripts/update-golden.sh";
+}
+
+// The conversation of agent_trial(q) as a run keeps it: one prompt (hash
+// "prompt-okf"), the question, a search, two opens whose results are the
+// concepts' text, and the answer; call ids "<q>-1" ... "<q>-3".
+inline Transcript agent_transcript(const std::string& q) {
+  auto call = [&](int n, const std::string& name, const std::string& args) {
+    return TranscriptToolCall{q + "-" + std::to_string(n), name, args};
+  };
+  auto result = [&](int n, const std::string& name, const std::string& text) {
+    return TranscriptMessage{"tool", text, {}, q + "-" + std::to_string(n), name};
+  };
+  auto turn = [](std::vector<TranscriptMessage> added, TranscriptMessage reply) {
+    TranscriptTurn t;
+    t.prompt_hash = "prompt-okf";
+    t.added = std::move(added);
+    t.reply = std::move(reply);
+    t.stop = t.reply->tool_calls.empty() ? "end_turn" : "tool_calls";
+    return t;
+  };
+  Transcript t;
+  t.trial_key = "a-" + q;
+  t.turns = {
+      turn({{"user", "How do I speed up a slow query? (" + q + ")", {}, "", ""}},
+           {"assistant", "", {call(1, "search", R"({"query":"slow query"})")}, "", ""}),
+      turn({result(1, "search", R"({"results":[{"id":"runbooks/slow-queries","score":7.5}]})")},
+           {"assistant", "", {call(2, "open", R"({"concept_id":"runbooks/slow-queries"})")}, "", ""}),
+      turn({result(2, "open", "# Slow queries\n\nAdd an index on the filtered column.\nRUNBOOK-END")},
+           {"assistant", "", {call(3, "open", R"({"concept_id":"glossary/graph"})")}, "", ""}),
+      turn({result(3, "open", "# Graph\n\nNodes and edges.")}, {"assistant", "See the runbook.", {}, "", ""}),
+  };
+  t.answer = "See the runbook.";
+  return t;
+}
+
+// A transcripts file's content holding agent_transcript(q) for each of `questions`.
+inline TranscriptSet agent_transcripts(const std::vector<std::string>& questions) {
+  TranscriptSet set;
+  set.prompts["prompt-okf"] = {"prompt-okf", "Answer from the OKF bundle; cite concept ids.",
+                               {{"search", "Search the bundle.", R"({"type":"object","properties":{"query":{"type":"string"}}})"},
+                                {"open", "Open a concept.", R"({"type":"object","properties":{"concept_id":{"type":"string"}}})"}}};
+  for (const auto& q : questions) set.trials.push_back(agent_transcript(q));
+  set.prompt_lines = 1;
+  set.trial_lines = set.trials.size();
+  return set;
 }
 
 // A run folder (manifest.json + results.jsonl) holding `records`, as the runner writes it.

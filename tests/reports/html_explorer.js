@@ -1,6 +1,7 @@
 // Drives report.html's explorer in Debian's Chromium with playwright-core
 // (from reports/web's lock file; NODE_PATH names its node_modules):
-//   node html_explorer.js check REPORT OUT_DIR   open, filter, search, open a trial, sort;
+//   node html_explorer.js check REPORT OUT_DIR   open, filter, search, open a trial and read its
+//                                                conversation, open one without a transcript, sort;
 //                                                prints what it saw as JSON, screenshots in OUT_DIR
 //   node html_explorer.js measure REPORT         times opening the page and filtering, as JSON
 // Every step waits for an element or attribute the page sets, never for a time.
@@ -46,13 +47,28 @@ async function check(browser) {
   await page.waitForSelector('#trial-view[data-trial-key]');
   seen.trial_key = await page.getAttribute('#trial-view', 'data-trial-key');
   seen.turn_headings = await page.$$eval('#trial-view .turn h4', (hs) => hs.map((h) => h.textContent));
-  seen.bar_parts = await page.$$eval('#trial-view .turn:nth-of-type(3) .bar span', (ss) => ss.map((s) => s.className));
+  seen.bar_parts = await page.$$eval('#trial-view .turn', (ts) => Array.from(ts[2].querySelectorAll('.bar span'), (s) => s.className));
+  seen.system_prompt = await page.textContent('#trial-view .system-prompt pre');
+  seen.tools_summary = await page.textContent('#trial-view .tool-definitions > summary');
+  seen.messages = await page.$$eval('#trial-view .turn', (ts) => ts.map((t) => Array.from(t.querySelectorAll('.message'),
+    (m) => [m.querySelector('.role').textContent, m.querySelector('pre').textContent]).flat()));
+  seen.results = await page.$$eval('#trial-view .tool-result', (ps) => ps.map((p) => p.textContent));
+  seen.attribution = await page.textContent('#trial-view .turn .attribution');
+  seen.missing_kept = await page.$$eval('#trial-view .transcript-missing', (ps) => ps.length);
   await page.click('#trial-view .tool-call summary');
   seen.tool_call_open = await page.$eval('#trial-view .tool-call', (d) => d.open);
   seen.tool_call = await page.textContent('#trial-view .tool-call');
   seen.answer_text = await page.textContent('#trial-view .answer');
   seen.grades = await page.$$eval('#trial-view .grades tr', (trs) => trs.slice(1).map((tr) => tr.cells[0].textContent + ' ' + tr.cells[3].textContent));
   await page.screenshot({ path: `${outDir}/explorer-trial.png`, fullPage: true });
+
+  await page.fill('#trial-search', 'q1');
+  await page.click('#trials tbody tr:first-child');
+  await page.waitForSelector('#trial-view[data-trial-key="a-q1"]');
+  seen.other_key = await page.getAttribute('#trial-view', 'data-trial-key');
+  seen.other_missing = await page.textContent('#trial-view .transcript-missing');
+  seen.other_turns = await page.$$eval('#trial-view .turn', (ts) => ts.length);
+  seen.other_result = await page.textContent('#trial-view .tool-result');
 
   await page.fill('#trial-search', '');
   await page.selectOption('#filter-bundle', '');

@@ -34,11 +34,13 @@ std::string inflate_base64(const std::string& encoded) {
   return text;
 }
 
-ExplorerData data_of(const std::vector<TrialRecord>& records) {
+ExplorerData data_of(const std::vector<TrialRecord>& records, const TranscriptSet* transcripts = nullptr) {
   std::vector<PathConfig> configs;
   for (const auto& r : records) configs.push_back(r.config);
-  return explorer_data(records, fixtures::pricing(), short_config_names(configs));
+  return explorer_data(records, transcripts, fixtures::pricing(), short_config_names(configs));
 }
+
+json details_of(const TrialRecord& r, const TranscriptSet* transcripts) { return explorer_details(r, transcripts, fixtures::pricing()); }
 
 TEST(Explorer, DeflateBase64RoundTrips) {
   for (const std::string& text : {std::string(""), std::string("a"), std::string("ab"), std::string(5000, 'x') + "é"}) {
@@ -103,6 +105,73 @@ TEST(Explorer, DetailsAreChunked) {
   auto last = json::parse(inflate_base64(data.detail_chunks[2]));
   ASSERT_EQ(last.size(), 1u);
   EXPECT_EQ(last[0]["trial_key"], fmt::format("k{}", 1000 + kExplorerChunkTrials * 2));
+}
+
+TEST(Explorer, DetailsCarryTheWholeConversationFromTheTranscript) {
+  const TranscriptSet transcripts = fixtures::agent_transcripts({"q1"});
+  const json d = details_of(fixtures::agent_trial("q1", true, 1.0), &transcripts);
+  EXPECT_EQ(d["transcript"], "kept");
+  EXPECT_EQ(d["prompts"], json::array({"prompt-okf"}));
+  EXPECT_EQ(d["failed_call"], "");
+  const json& turns = d["turns"];
+  ASSERT_EQ(turns.size(), 4u);
+  // Turn 1 sent the question and asked for a search, whose full result is with the call.
+  ASSERT_EQ(turns[0]["sent"].size(), 1u);
+  EXPECT_EQ(turns[0]["sent"][0]["role"], "user");
+  EXPECT_EQ(turns[0]["sent"][0]["content"], "How do I speed up a slow query? (q1)");
+  EXPECT_EQ(turns[0]["reply"], "");
+  EXPECT_EQ(turns[0]["tool_calls"][0]["result"], R"({"results":[{"id":"runbooks/slow-queries","score":7.5}]})");
+  // Later requests added only tool results, each shown with its call, not again as a message.
+  EXPECT_EQ(turns[1]["sent"], json::array());
+  EXPECT_EQ(turns[1]["tool_calls"][0]["result"], "# Slow queries\n\nAdd an index on the filtered column.\nRUNBOOK-END");
+  EXPECT_EQ(turns[2]["tool_calls"][0]["result"], "# Graph\n\nNodes and edges.");
+  EXPECT_EQ(turns[3]["reply"], "See the runbook.");
+  EXPECT_FALSE(turns[3]["restart"].get<bool>());
+}
+
+TEST(Explorer, AToolResultNoShownCallAnswersStaysAMessage) {
+  TranscriptSet transcripts = fixtures::agent_transcripts({"q1"});
+  // The model asked for two calls in turn 1; the record kept one (the other was dropped).
+  auto& turns = transcripts.trials[0].turns;
+  turns[0].reply->tool_calls.push_back({"extra", "search", R"({"query":"index"})"});
+  turns[1].added.push_back({"tool", "not run: over the per-turn cap", {}, "extra", "search"});
+  const json d = details_of(fixtures::agent_trial("q1", true, 1.0), &transcripts);
+  ASSERT_EQ(d["turns"][1]["sent"].size(), 1u);
+  EXPECT_EQ(d["turns"][1]["sent"][0]["content"], "not run: over the per-turn cap");
+  EXPECT_EQ(d["turns"][1]["sent"][0]["name"], "search");
+}
+
+TEST(Explorer, ATrialWithoutATranscriptSaysWhy) {
+  const TranscriptSet transcripts = fixtures::agent_transcripts({"q1"});
+  const json other = details_of(fixtures::agent_trial("q2", true, 1.0), &transcripts);
+  EXPECT_EQ(other["transcript"], "not_kept");  // the run kept some transcripts, not this one
+  EXPECT_FALSE(other["turns"][0]["tool_calls"][0].contains("result"));
+  EXPECT_FALSE(other.contains("prompts"));
+  EXPECT_EQ(details_of(fixtures::agent_trial("q1", true, 1.0), nullptr)["transcript"], "none");  // no transcripts file
+}
+
+TEST(Explorer, ALastCallThatFailedIsShown) {
+  TranscriptSet transcripts = fixtures::agent_transcripts({"q1"});
+  TranscriptTurn failed;
+  failed.prompt_hash = "prompt-okf";
+  failed.error = "HTTP 529: overloaded";
+  transcripts.trials[0].turns.push_back(failed);
+  EXPECT_EQ(details_of(fixtures::agent_trial("q1", true, 1.0), &transcripts)["failed_call"], "HTTP 529: overloaded");
+}
+
+TEST(Explorer, PromptsAreStoredOnceByHash) {
+  const TranscriptSet transcripts = fixtures::agent_transcripts({"q1", "q2"});
+  auto data = data_of(fixtures::small_run(), &transcripts);
+  EXPECT_TRUE(json::parse(data.table_json)["transcripts"].get<bool>());
+  const json prompts = json::parse(inflate_base64(data.prompts));
+  ASSERT_EQ(prompts.size(), 1u);
+  EXPECT_EQ(prompts["prompt-okf"]["system"], "Answer from the OKF bundle; cite concept ids.");
+  ASSERT_EQ(prompts["prompt-okf"]["tools"].size(), 2u);
+  EXPECT_EQ(prompts["prompt-okf"]["tools"][1]["name"], "open");
+  EXPECT_EQ(prompts["prompt-okf"]["tools"][1]["parameters"], R"({"type":"object","properties":{"concept_id":{"type":"string"}}})");
+  auto without = data_of(fixtures::small_run());
+  EXPECT_FALSE(json::parse(without.table_json)["transcripts"].get<bool>());
+  EXPECT_EQ(json::parse(inflate_base64(without.prompts)), json::object());
 }
 
 }  // namespace

@@ -24,6 +24,7 @@ std::vector<TrialRecord> multi_size_run() {
       for (auto& t : r.turns) {
         if (t.input_tokens) *t.input_tokens += size;
       }
+      if (r.trial_key == "a-q2") r.turns[0].attribution = {{"system", 300}, {"tools", 700}, {"question", 121 + size}};
       records.push_back(r);
     }
   }
@@ -45,17 +46,17 @@ std::string element_text(const std::string& dom, const std::string& id) {
 
 TEST(Html, SelfContainedWithoutNetworkReferences) {
   auto records = fixtures::small_run();
-  std::string html = html_report(fixtures::manifest(), summarize(records, fixtures::pricing()), records, fixtures::pricing());
+  std::string html = html_report(fixtures::manifest(), summarize(records, fixtures::pricing()), records, nullptr, fixtures::pricing());
   EXPECT_EQ(html.find("<script src"), std::string::npos);
   EXPECT_EQ(html.find("<link"), std::string::npos);
   EXPECT_NE(html.find("vegaEmbed"), std::string::npos);
   EXPECT_NE(html.find("BSD"), std::string::npos);  // the inlined libraries' licence travels with them
   // Only the elements we wrote: error capture, libraries, trial table, one
-  // chunk of details, chart specs, chart rendering, explorer. The libraries'
-  // own text never closes a script early.
+  // chunk of details, the prompts, chart specs, chart rendering, explorer.
+  // The libraries' own text never closes a script early.
   std::size_t scripts = 0;
   for (auto at = html.find("</script>"); at != std::string::npos; at = html.find("</script>", at + 1)) ++scripts;
-  EXPECT_EQ(scripts, 7u);
+  EXPECT_EQ(scripts, 8u);
   EXPECT_NE(html.find("id=\"okfbench-chunk-0\""), std::string::npos);
   EXPECT_EQ(html.find("id=\"okfbench-chunk-1\""), std::string::npos);
 }
@@ -66,7 +67,7 @@ TEST(Html, EmptyChartsAreExplainedNotDrawn) {
   Summary s = summarize(records, fixtures::pricing());
   auto ids = html_chart_ids(s);
   EXPECT_EQ(ids, (std::vector<std::string>{"size", "front"}));
-  std::string html = html_report(fixtures::manifest(), s, records, fixtures::pricing());
+  std::string html = html_report(fixtures::manifest(), s, records, nullptr, fixtures::pricing());
   EXPECT_NE(html.find("No tool calls in this run."), std::string::npos);
   EXPECT_EQ(html.find("id=\"chart-tools\""), std::string::npos);
 }
@@ -78,7 +79,7 @@ TEST(Html, EveryChartRendersInHeadlessChromium) {
   Summary s = summarize(records, fixtures::pricing());
   auto ids = html_chart_ids(s);
   ASSERT_EQ(ids, (std::vector<std::string>{"turns", "size", "front", "answers", "tools", "measures"}));
-  test::write_file(dir / "report.html", html_report(fixtures::manifest(), s, records, fixtures::pricing()));
+  test::write_file(dir / "report.html", html_report(fixtures::manifest(), s, records, nullptr, fixtures::pricing()));
 
   auto dom = test::run_command(chromium_flags(dir / "profile-dom") + " --dump-dom file://" + (dir / "report.html").string());
   ASSERT_EQ(dom.exit_code, 0) << dom.err;
@@ -116,7 +117,8 @@ TEST(Html, ExplorerFiltersAndOpensATrialInChromium) {
   auto dir = test::fresh_dir("html_explorer");
   auto records = multi_size_run();
   Summary s = summarize(records, fixtures::pricing());
-  test::write_file(dir / "report.html", html_report(fixtures::manifest(), s, records, fixtures::pricing()));
+  const TranscriptSet transcripts = fixtures::agent_transcripts({"q2"});  // the agent's q1 keeps none
+  test::write_file(dir / "report.html", html_report(fixtures::manifest(), s, records, &transcripts, fixtures::pricing()));
   auto driver = test::source_dir() / "tests" / "reports" / "html_explorer.js";
   auto run = test::run_command("NODE_PATH=" + test::web_node_modules().string() + " node " + driver.string() + " check " +
                                (dir / "report.html").string() + " " + dir.string());
@@ -136,6 +138,22 @@ TEST(Html, ExplorerFiltersAndOpensATrialInChromium) {
   EXPECT_EQ(seen["searched_rows"][0][5], "8,361");  // 7,961 and 100 more per turn on the 100-concept bundle
   EXPECT_EQ(seen["trial_key"], "a-q2");
   EXPECT_EQ(seen["turn_headings"], (nlohmann::json{"Turn 1", "Turn 2", "Turn 3", "Turn 4"}));
+  // The conversation from the transcript: the prompt, every message, each call's whole result, the reply.
+  EXPECT_EQ(seen["system_prompt"], "Answer from the OKF bundle; cite concept ids.");
+  EXPECT_EQ(seen["tools_summary"], "Tools (2)");
+  EXPECT_EQ(seen["messages"], (nlohmann::json{nlohmann::json{"user", "How do I speed up a slow query? (q2)"}, nlohmann::json::array(),
+                                              nlohmann::json::array(), nlohmann::json{"assistant", "See the runbook."}}));
+  ASSERT_EQ(seen["results"].size(), 3u);
+  EXPECT_EQ(seen["results"][1], "# Slow queries\n\nAdd an index on the filtered column.\nRUNBOOK-END");
+  EXPECT_EQ(seen["attribution"], "input by origin: system 300, tools 700, question 221");
+  EXPECT_EQ(seen["missing_kept"], 0);
+  // The agent's q1 kept no transcript: the view says so and why, and still shows its turns.
+  EXPECT_EQ(seen["other_key"], "a-q1");
+  EXPECT_NE(seen["other_missing"].get<std::string>().find("was not kept: the run kept transcripts, but not this one"),
+            std::string::npos)
+      << seen["other_missing"];
+  EXPECT_EQ(seen["other_turns"], 4);
+  EXPECT_EQ(seen["other_result"], "The result text is not in the transcript; only its size was recorded.");
   // Turn 3 of the trial without cache counts: new and re-sent, nothing cached.
   EXPECT_EQ(seen["bar_parts"], (nlohmann::json{"part-new", "part-resent"}));
   EXPECT_TRUE(seen["tool_call_open"].get<bool>());
