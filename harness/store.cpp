@@ -166,6 +166,22 @@ void ResultStore::sync_jsonl() {
   if (current.str() != expected) reports::write_text_atomically(path, expected);
 }
 
+namespace {
+
+// The trials table's columns ?1..?8, in the one order add() and replace() use.
+void bind_trial(Statement& statement, const reports::TrialRecord& record, const std::string& line) {
+  statement.bind(1, record.trial_key);
+  statement.bind(2, record.bundle);
+  statement.bind(3, record.question_id);
+  statement.bind(4, record.config.label());
+  statement.bind(5, total_input(record));
+  statement.bind(6, record.evidence_recall);
+  statement.bind(7, agents::redact(record.error));
+  statement.bind(8, line);
+}
+
+}  // namespace
+
 bool ResultStore::add(const reports::TrialRecord& record) {
   // A second line of defence: any key that reached the record (an error body
   // that echoes it) is replaced before the record reaches a file.
@@ -174,14 +190,7 @@ bool ResultStore::add(const reports::TrialRecord& record) {
   Statement insert(db_,
                    "INSERT INTO trials(trial_key, bundle, question_id, label, input_tokens, evidence_recall, error, record) "
                    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
-  insert.bind(1, record.trial_key);
-  insert.bind(2, record.bundle);
-  insert.bind(3, record.question_id);
-  insert.bind(4, record.config.label());
-  insert.bind(5, total_input(record));
-  insert.bind(6, record.evidence_recall);
-  insert.bind(7, agents::redact(record.error));
-  insert.bind(8, line);
+  bind_trial(insert, record, line);
   if (insert.step() == SQLITE_CONSTRAINT) return false;
   if (!jsonl_stale_) append_line(dir_ / "results.jsonl", line);  // a stale file is rewritten whole by flush_jsonl()
   return true;
@@ -199,14 +208,7 @@ void ResultStore::replace(const reports::TrialRecord& record) {
     Statement update(db_,
                      "UPDATE trials SET bundle = ?2, question_id = ?3, label = ?4, input_tokens = ?5, evidence_recall = ?6, "
                      "error = ?7, record = ?8 WHERE trial_key = ?1");
-    update.bind(1, record.trial_key);
-    update.bind(2, record.bundle);
-    update.bind(3, record.question_id);
-    update.bind(4, record.config.label());
-    update.bind(5, total_input(record));
-    update.bind(6, record.evidence_recall);
-    update.bind(7, agents::redact(record.error));
-    update.bind(8, line);
+    bind_trial(update, record, line);
     update.step();
     exec(db_, "COMMIT");
   } catch (...) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <cstdint>
 #include <optional>
 
 #include "retrieval/error.hpp"
@@ -40,6 +41,27 @@ template <typename T>
 void read_required(const nlohmann::json& j, const char* key, T& out) {
   if (!j.contains(key) || j.at(key).is_null()) throw InputError(fmt::format("field '{}' is missing", key));
   read(j, key, out);
+}
+
+// The largest count a record may hold (tokens, bytes, calls): far above any
+// real run, and far below where sums of counts could overflow an int64.
+inline constexpr std::int64_t kMaxCount = 1'000'000'000'000;
+
+// Reads a count (tokens, bytes, calls) and refuses one below 0 or above
+// kMaxCount, so a damaged record never turns into a negative cost.
+template <typename T>
+void read_count(const nlohmann::json& j, const char* key, T& out) {
+  read(j, key, out);
+  const std::optional<std::int64_t> value{out};
+  if (value && (*value < 0 || *value > kMaxCount)) {
+    throw InputError(fmt::format("field '{}' is {}; expected a count from 0 to 10^12", key, *value));
+  }
+}
+
+template <typename T>
+void read_required_count(const nlohmann::json& j, const char* key, T& out) {
+  if (!j.contains(key) || j.at(key).is_null()) throw InputError(fmt::format("field '{}' is missing", key));
+  read_count(j, key, out);
 }
 
 template <typename T>

@@ -19,6 +19,8 @@ namespace {
 
 using json_fields::opt;
 using json_fields::read;
+using json_fields::read_count;
+using json_fields::read_required_count;
 using json_fields::read_required;
 using json_fields::require_object;
 
@@ -104,7 +106,7 @@ void from_json(const json& j, ToolCallRecord& v) {
   require_object(j, "tool call");
   read_required(j, "name", v.name);
   read(j, "arguments", v.arguments);
-  read(j, "result_bytes", v.result_bytes);
+  read_count(j, "result_bytes", v.result_bytes);
   read(j, "error", v.error);
   read(j, "repeated", v.repeated);
 }
@@ -114,8 +116,7 @@ void to_json(json& j, const InputShare& v) { j = json{{"origin", v.origin}, {"to
 void from_json(const json& j, InputShare& v) {
   require_object(j, "input share");
   read_required(j, "origin", v.origin);
-  read_required(j, "tokens", v.tokens);
-  if (v.tokens < 0) throw InputError(fmt::format("field 'tokens' is {}; expected a count of 0 or more", v.tokens));
+  read_required_count(j, "tokens", v.tokens);
 }
 
 void to_json(json& j, const TurnRecord& v) {
@@ -131,13 +132,13 @@ void to_json(json& j, const TurnRecord& v) {
 
 void from_json(const json& j, TurnRecord& v) {
   require_object(j, "turn");
-  read(j, "input_tokens", v.input_tokens);
-  read(j, "cached_tokens", v.cached_tokens);
-  read(j, "cache_write_tokens", v.cache_write_tokens);
-  read(j, "output_tokens", v.output_tokens);
-  read(j, "new_input_tokens", v.new_input_tokens);
+  read_count(j, "input_tokens", v.input_tokens);
+  read_count(j, "cached_tokens", v.cached_tokens);
+  read_count(j, "cache_write_tokens", v.cache_write_tokens);
+  read_count(j, "output_tokens", v.output_tokens);
+  read_count(j, "new_input_tokens", v.new_input_tokens);
   read(j, "tool_calls", v.tool_calls);
-  read(j, "dropped_tool_calls", v.dropped_tool_calls);
+  read_count(j, "dropped_tool_calls", v.dropped_tool_calls);
   read(j, "attribution", v.attribution);
 }
 
@@ -146,7 +147,7 @@ void to_json(json& j, const PackedConcept& v) { j = json{{"id", v.id}, {"tokens"
 void from_json(const json& j, PackedConcept& v) {
   require_object(j, "packed concept");
   read_required(j, "id", v.id);
-  read(j, "tokens", v.tokens);
+  read_count(j, "tokens", v.tokens);
   read(j, "reason", v.reason);
 }
 
@@ -214,10 +215,10 @@ void from_json(const json& j, JudgeUsage& v) {
   read_required(j, "model", v.model);
   read(j, "calls", v.calls);
   read(j, "cache_hits", v.cache_hits);
-  read(j, "input_tokens", v.input_tokens);
-  read(j, "cached_tokens", v.cached_tokens);
-  read(j, "cache_write_tokens", v.cache_write_tokens);
-  read(j, "output_tokens", v.output_tokens);
+  read_count(j, "input_tokens", v.input_tokens);
+  read_count(j, "cached_tokens", v.cached_tokens);
+  read_count(j, "cache_write_tokens", v.cache_write_tokens);
+  read_count(j, "output_tokens", v.output_tokens);
 }
 
 void to_json(json& j, const Timings& v) {
@@ -264,7 +265,7 @@ void from_json(const json& j, TrialRecord& v) {
   check_schema(v.schema_version);
   read_required(j, "trial_key", v.trial_key);
   read_required(j, "bundle", v.bundle);
-  read(j, "concept_count", v.concept_count);
+  read_count(j, "concept_count", v.concept_count);
   read(j, "question_set", v.question_set);
   read_required(j, "question_id", v.question_id);
   read_required(j, "config", v.config);
@@ -272,7 +273,7 @@ void from_json(const json& j, TrialRecord& v) {
   read(j, "retrieved_ids", v.retrieved_ids);
   read(j, "opened_ids", v.opened_ids);
   read(j, "packed", v.packed);
-  read(j, "context_tokens", v.context_tokens);
+  read_count(j, "context_tokens", v.context_tokens);
   read(j, "answer", v.answer);
   read(j, "citations", v.citations);
   read(j, "evidence_recall", v.evidence_recall);

@@ -20,6 +20,7 @@ namespace okfbench::reports {
 using nlohmann::json;
 using json_fields::opt;
 using json_fields::read;
+using json_fields::read_count;
 using json_fields::read_required;
 using json_fields::require_object;
 
@@ -77,13 +78,6 @@ namespace {
 
 // Token counts are range-checked before they are kept: a count outside
 // 0..10^12 is damage, not usage.
-void read_count(const json& j, const char* key, std::optional<std::int64_t>& out) {
-  read(j, key, out);
-  if (out && (*out < 0 || *out > 1'000'000'000'000)) {
-    throw InputError(fmt::format("field '{}' is {}; expected a token count from 0 to 10^12", key, *out));
-  }
-}
-
 }  // namespace
 
 void to_json(json& j, const TranscriptTurn& v) {

@@ -9,22 +9,11 @@
 #include <cstdint>
 
 #include "agents/anthropic_json.hpp"
-#include "retrieval/error.hpp"
 #include "tests/fuzz/reply_checks.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace okfbench;
-  const std::string_view body = fuzz::as_text(data, size);
-  (void)agents::anthropic::error_message(body);
-  try {
-    fuzz::check_reply(agents::anthropic::response_from_json(body));
-  } catch (const InputError&) {
-  }
-  try {
-    const agents::ChatRequest request = agents::anthropic::request_from_json(body);
-    fuzz::check_request(request);
-    (void)agents::anthropic::request_to_json(request);
-  } catch (const InputError&) {
-  }
+  using namespace okfbench::agents::anthropic;
+  okfbench::fuzz::check_body(okfbench::fuzz::as_text(data, size),
+                             {error_message, response_from_json, request_from_json, request_to_json});
   return 0;
 }

@@ -9,22 +9,11 @@
 #include <cstdint>
 
 #include "agents/openai_json.hpp"
-#include "retrieval/error.hpp"
 #include "tests/fuzz/reply_checks.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace okfbench;
-  const std::string_view body = fuzz::as_text(data, size);
-  (void)agents::openai::error_message(body);
-  try {
-    fuzz::check_reply(agents::openai::response_from_json(body));
-  } catch (const InputError&) {
-  }
-  try {
-    const agents::ChatRequest request = agents::openai::request_from_json(body);
-    fuzz::check_request(request);
-    (void)agents::openai::request_to_json(request);
-  } catch (const InputError&) {
-  }
+  using namespace okfbench::agents::openai;
+  okfbench::fuzz::check_body(okfbench::fuzz::as_text(data, size),
+                             {error_message, response_from_json, request_from_json, request_to_json});
   return 0;
 }

@@ -3,8 +3,10 @@
 // fuzz_anthropic: the cassette and response-cache encoding
 // (agents/wire_json.hpp) stores it and gives back exactly the same value.
 #include <string>
+#include <string_view>
 
 #include "agents/wire_json.hpp"
+#include "retrieval/error.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 namespace okfbench::fuzz {
@@ -22,6 +24,30 @@ inline void check_request(const agents::ChatRequest& request) {
   check(request.max_tokens >= 0, "a negative max_tokens");
   const std::string stored = agents::wire_json::request_to_json(request);
   check(agents::wire_json::request_from_json(stored) == request, "a stored request reads back different");
+}
+
+// One wire format's functions, so both provider targets run the same steps.
+struct WireFormat {
+  std::string (*error_message)(std::string_view body);
+  agents::ChatResponse (*response_from_json)(std::string_view body);
+  agents::ChatRequest (*request_from_json)(std::string_view body);
+  std::string (*request_to_json)(const agents::ChatRequest& request);
+};
+
+// The body as an error body, as a reply, and as a request: a bad body is an
+// InputError, nothing else, and what parses passes the checks above.
+inline void check_body(std::string_view body, const WireFormat& wire) {
+  (void)wire.error_message(body);
+  try {
+    check_reply(wire.response_from_json(body));
+  } catch (const InputError&) {
+  }
+  try {
+    const agents::ChatRequest request = wire.request_from_json(body);
+    check_request(request);
+    (void)wire.request_to_json(request);
+  } catch (const InputError&) {
+  }
 }
 
 }  // namespace okfbench::fuzz

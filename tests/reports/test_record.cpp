@@ -1,5 +1,6 @@
 #include "reports/record.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -97,6 +98,36 @@ TEST(Record, ErrorsNameLocationAndField) {
   j["schema_version"] = 1;
   j["config"]["kind"] = "oracle";
   EXPECT_THROW(trial_from_json_text(j.dump(), "x"), InputError);
+}
+
+// A count below 0 or above 10^12 would price a trial at a negative or absurd
+// cost; every count field refuses it and names itself.
+TEST(Record, CountsOutOfRangeAreErrorsNamingTheField) {
+  const nlohmann::json good = nlohmann::json::parse(to_jsonl_line(agent_record()));
+  auto message = [](const nlohmann::json& j) {
+    try {
+      (void)trial_from_json_text(j.dump(), "x");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  for (const char* key : {"input_tokens", "cached_tokens", "cache_write_tokens", "output_tokens", "new_input_tokens",
+                          "dropped_tool_calls"}) {
+    nlohmann::json j = good;
+    j["turns"][0][key] = -1;
+    EXPECT_NE(message(j).find(fmt::format("field '{}' is -1; expected a count from 0 to 10^12", key)), std::string::npos)
+        << key << ": " << message(j);
+  }
+  nlohmann::json j = good;
+  j["turns"][0]["tool_calls"][0]["result_bytes"] = 1'000'000'000'001;
+  EXPECT_NE(message(j).find("field 'result_bytes' is 1000000000001"), std::string::npos) << message(j);
+  j = good;
+  j["context_tokens"] = -3;
+  EXPECT_NE(message(j).find("field 'context_tokens' is -3"), std::string::npos) << message(j);
+  j = good;
+  j["turns"][0]["input_tokens"] = 1'000'000'000'000;  // the bound itself is a count
+  EXPECT_EQ(message(j), "(accepted)");
 }
 
 TEST(Record, ReadsRunDirectory) {
