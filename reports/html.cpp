@@ -11,6 +11,7 @@
 #include "reports/explorer.hpp"
 #include "reports/format.hpp"
 #include "reports/headline_sentences.hpp"
+#include "reports/spend.hpp"
 #include "reports/web_assets.hpp"
 #include "reports/writers.hpp"
 #include "retrieval/json_text.hpp"
@@ -245,6 +246,48 @@ std::string answer_section(const Summary& s, const Names& names) {
   return out + "</section>\n";
 }
 
+// The colour class of an origin group: history:* and new:* share one each.
+std::string origin_class(const std::string& group) {
+  const std::string family = group.substr(0, group.find(':'));
+  for (const char* known : {"system", "tools", "question", "pack", "history", "new", "framing", "output"}) {
+    if (family == known) return std::string("origin-") + known;
+  }
+  return "origin-other";
+}
+
+// A configuration's shares as a bar (one part per group) followed by the same in words.
+std::string spend_cell(const SummaryRow& row) {
+  std::string bar = "<div class=\"spend-bar\">";
+  std::vector<std::string> words;
+  for (const auto& s : spend_shares(row.spend_by_origin)) {
+    const std::string share = format_share(s.share);
+    if (s.share && *s.share > 0) {
+      bar += fmt::format("<span class=\"{}\" style=\"width:{:.2f}%\" title=\"{} {}\"></span>", origin_class(s.group), 100 * *s.share,
+                         markup_escape(s.group), share);
+    }
+    words.push_back(s.group + " " + share);
+  }
+  return bar + "</div>" + markup_escape(fmt::format("{}", fmt::join(words, ", ")));
+}
+
+// Share of spend by origin per configuration (as report.md's table), with short names.
+std::string spend_section(const Summary& s, const Names& names) {
+  std::string rows;
+  for (const auto& r : s.rows) {
+    if (r.spend_attributed_trials == 0) continue;
+    rows += fmt::format("<tr><td>{}</td><td title=\"{}\">{}</td><td>{}</td><td>{:+}</td><td class=\"spend\">{}</td></tr>\n",
+                        markup_escape(r.bundle), markup_escape(r.label), markup_escape(short_name(names, r.label)),
+                        r.spend_attributed_trials, r.attribution_difference, spend_cell(r));
+  }
+  if (rows.empty()) return "";
+  return "<h2>Share of spend by origin</h2>\n<p class=\"context\">Each call's dollars split by where its tokens came from "
+         "(tools = the tool schemas, pack = the packed blocks, history = earlier replies and tool results sent again, new = tool "
+         "results sent the first time), summed over the configuration's finished trials; provider - okfbench is the provider's "
+         "input tokens minus okfbench's count of the same requests (0 for sim).</p>\n<table id=\"spend\"><thead><tr>"
+         "<th>bundle</th><th>configuration</th><th>trials</th><th>provider - okfbench</th><th>share of spend</th></tr></thead>"
+         "<tbody>\n" + rows + "</tbody></table>\n";
+}
+
 // The trial table's controls and header; explorer.js fills the rows.
 std::string trials_section() {
   std::string out =
@@ -340,6 +383,7 @@ std::string html_report(const RunManifest& manifest, const Summary& summary, con
   out += "<pre id=\"okfbench-errors\"></pre><pre id=\"okfbench-warnings\"></pre>\n";
   out += answer_section(summary, names);
   out += "<h2>Headline</h2>\n" + headline_table(summary, names);
+  out += spend_section(summary, names);
   out += trials_section();
   out += charts;
   out += "<script type=\"application/json\" id=\"okfbench-trials\">" + json_script_safe(explorer.table_json) + "</script>\n";

@@ -101,18 +101,8 @@ std::string front_section(const Summary& s, std::string_view quality, std::strin
 // Shares of a row's spend by origin group, the biggest first; a group of
 // several origins (pack) lists nothing more, tool origins name their tool.
 std::string spend_cells(const SummaryRow& row) {
-  double total = 0;
-  std::map<std::string, double> groups;
-  for (const auto& [origin, dollars] : row.spend_by_origin) {
-    total += dollars;
-    groups[origin_group(origin)] += dollars;
-  }
-  std::vector<std::pair<std::string, double>> sorted(groups.begin(), groups.end());
-  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   std::vector<std::string> cells;
-  for (const auto& [group, dollars] : sorted) {
-    cells.push_back(fmt::format("{} {}", group, format_share(total > 0 ? std::optional(dollars / total) : std::nullopt)));
-  }
+  for (const auto& s : spend_shares(row.spend_by_origin)) cells.push_back(fmt::format("{} {}", s.group, format_share(s.share)));
   return fmt::format("{}", fmt::join(cells, ", "));
 }
 

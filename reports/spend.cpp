@@ -58,4 +58,17 @@ std::optional<std::int64_t> attribution_difference(const TrialRecord& record) {
   return difference;
 }
 
+std::vector<SpendShare> spend_shares(const std::map<std::string, double>& by_origin) {
+  double total = 0;
+  std::map<std::string, double> groups;
+  for (const auto& [origin, dollars] : by_origin) {
+    total += dollars;
+    groups[origin_group(origin)] += dollars;
+  }
+  std::vector<SpendShare> out;
+  for (const auto& [group, dollars] : groups) out.push_back({group, dollars, total > 0 ? std::optional(dollars / total) : std::nullopt});
+  std::stable_sort(out.begin(), out.end(), [](const SpendShare& a, const SpendShare& b) { return a.dollars > b.dollars; });
+  return out;
+}
+
 }  // namespace okfbench::reports

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "reports/pricing.hpp"
 #include "reports/record.hpp"
@@ -27,6 +28,17 @@ std::optional<std::map<std::string, double>> spend_by_origin(const TrialRecord& 
 
 // The origin's group for a table: "pack:ID" -> "pack"; every other origin is its own group.
 std::string origin_group(std::string_view origin);
+
+// One origin group's part of a configuration's spend.
+struct SpendShare {
+  std::string group;  // origin_group() of the origins summed
+  double dollars = 0;
+  std::optional<double> share;  // of all the dollars; nullopt when they sum to 0
+};
+
+// The groups of `by_origin` (dollars by origin, as SummaryRow::spend_by_origin),
+// the biggest first, ties in group name order.
+std::vector<SpendShare> spend_shares(const std::map<std::string, double>& by_origin);
 
 // Sum over the trial's turns of input_tokens minus the attribution's sum
 // (0 for sim; nullopt when a turn lacks either).

@@ -61,6 +61,34 @@ TEST(Html, SelfContainedWithoutNetworkReferences) {
   EXPECT_EQ(html.find("id=\"okfbench-chunk-1\""), std::string::npos);
 }
 
+// Shares worked out by hand from the fixture prices (input $2/M, cached
+// $0.5/M, output $8/M) in micro-dollars: output 2,000, tools 1,500, new
+// search results 920, question 742.5, system 250, history 75.5, framing 12; 5,500 in all.
+TEST(Html, TheShareOfSpendTableHasABarAndTheSharesPerConfiguration) {
+  TrialRecord r = fixtures::base("q1", PathKind::agent);
+  TurnRecord first = fixtures::turn(1000, 0, 50);
+  first.attribution = {{"tools", 600}, {"system", 100}, {"question", 297}, {"framing", 3}};
+  TurnRecord second = fixtures::turn(1500, 1000, 200);
+  second.attribution = {{"tools", 600}, {"system", 100}, {"question", 297}, {"history:assistant", 40}, {"new:tool:search", 460}, {"framing", 3}};
+  r.turns = {first, second};
+  const std::vector<TrialRecord> records = {r};
+  const std::string html = html_report(fixtures::manifest(), summarize(records, fixtures::pricing()), records, nullptr, fixtures::pricing());
+  EXPECT_NE(html.find("<h2>Share of spend by origin</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<td title=\"agent surface=okf tools=search+open max_turns=12 model=sim cache=openai\">agent</td><td>1</td><td>+0</td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("output 36.4%, tools 27.3%, new:tool:search 16.7%, question 13.5%, system 4.5%, history:assistant 1.4%, "
+                      "framing 0.2%</td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<span class=\"origin-output\" style=\"width:36.36%\" title=\"output 36.4%\"></span>"
+                      "<span class=\"origin-tools\" style=\"width:27.27%\""),
+            std::string::npos);
+  EXPECT_NE(html.find("<span class=\"origin-new\" style=\"width:16.73%\" title=\"new:tool:search 16.7%\">"), std::string::npos);
+  const std::vector<TrialRecord> unattributed = fixtures::small_run();
+  EXPECT_EQ(html_report(fixtures::manifest(), summarize(unattributed, fixtures::pricing()), unattributed, nullptr, fixtures::pricing())
+                .find("Share of spend"),
+            std::string::npos);  // records without attribution: no table
+}
+
 TEST(Html, EmptyChartsAreExplainedNotDrawn) {
   std::vector<TrialRecord> records = {fixtures::context_trial("q1", 100, 1, 1)};
   records[0].measures.clear();

@@ -78,5 +78,18 @@ TEST(Spend, TheReportShowsEachConfigurationsShareOfSpendAndTheProviderDifference
             std::string::npos);  // records without attribution: no table
 }
 
+TEST(Spend, SharesAreByGroupBiggestFirstWithTiesInNameOrder) {
+  const auto shares = spend_shares({{"tools", 3.0}, {"pack:b", 1.0}, {"pack:a", 1.0}, {"output", 5.0}, {"system", 2.0}, {"framing", 2.0}});
+  ASSERT_EQ(shares.size(), 5u);  // the two pack blocks are one group
+  std::vector<std::string> groups;
+  for (const auto& s : shares) groups.push_back(s.group);
+  EXPECT_EQ(groups, (std::vector<std::string>{"output", "tools", "framing", "pack", "system"}));
+  EXPECT_DOUBLE_EQ(*shares[0].share, 5.0 / 14);
+  EXPECT_DOUBLE_EQ(shares[3].dollars, 2.0);
+  const auto nothing = spend_shares({{"tools", 0.0}});
+  ASSERT_EQ(nothing.size(), 1u);
+  EXPECT_FALSE(nothing[0].share);  // no dollars: no share, not 0% or NaN
+}
+
 }  // namespace
 }  // namespace okfbench::reports
