@@ -121,6 +121,7 @@ void add_turn_conversation(json& turn, const TurnRecord& r, const TranscriptTurn
   }
   turn["restart"] = tt.restart;
   turn["reply"] = tt.reply->content;
+  turn["ms"] = tt.ms;
   const auto& calls = tt.reply->tool_calls;
   for (std::size_t c = 0; c < std::min(r.tool_calls.size(), calls.size()); ++c) {
     auto it = results.find(calls[c].id);

@@ -57,7 +57,8 @@ const std::vector<std::string>& explorer_columns();
 // the prompt hashes of its turns in order, each turn has "sent" (the messages
 // its request added, without the tool results, which are shown with their
 // calls), "restart", "reply" (the reply's text, null for a turn without a
-// transcript turn) and each tool call its "result" text; "failed_call" is the
+// transcript turn), "ms" (the time the call took) and each tool call its
+// "result" text; "failed_call" is the
 // error of a last call that did not answer ("" otherwise).
 nlohmann::json explorer_details(const TrialRecord& record, const TranscriptSet* transcripts, const PricingTable& pricing);
 

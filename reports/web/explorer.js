@@ -270,6 +270,7 @@
   function turnView(t, i, largest) {
     const numbers = 'input ' + count(t.input) + ' (new ' + count(t['new']) + ', re-sent ' + count(t.resent) +
                     ', cached ' + count(t.cached) + ') · output ' + count(t.output) +
+                    (t.ms !== undefined ? ' · call ' + ms(t.ms) : '') +
                     (t.dropped_tool_calls ? ' · ' + t.dropped_tool_calls + ' tool calls dropped' : '');
     const tokens = el('div', {class: 'turn-tokens'}, [turnBar(t, largest), el('p', {class: 'numbers', text: numbers}), attribution(t)]);
     return el('div', {class: 'turn'}, [el('h4', {text: 'Turn ' + (i + 1)}),

@@ -161,6 +161,7 @@ inline Transcript agent_transcript(const std::string& q) {
     t.added = std::move(added);
     t.reply = std::move(reply);
     t.stop = t.reply->tool_calls.empty() ? "end_turn" : "tool_calls";
+    t.ms = 12.5 * static_cast<double>(t.added.size() + 1);  // 25 ms for a turn that added one message
     return t;
   };
   Transcript t;

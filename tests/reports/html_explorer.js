@@ -54,6 +54,7 @@ async function check(browser) {
     (m) => [m.querySelector('.role').textContent, m.querySelector('pre').textContent]).flat()));
   seen.results = await page.$$eval('#trial-view .tool-result', (ps) => ps.map((p) => p.textContent));
   seen.attribution = await page.textContent('#trial-view .turn .attribution');
+  seen.numbers = await page.textContent('#trial-view .turn .numbers');
   seen.missing_kept = await page.$$eval('#trial-view .transcript-missing', (ps) => ps.length);
   await page.click('#trial-view .tool-call summary');
   seen.tool_call_open = await page.$eval('#trial-view .tool-call', (d) => d.open);

@@ -126,6 +126,7 @@ TEST(Explorer, DetailsCarryTheWholeConversationFromTheTranscript) {
   EXPECT_EQ(turns[1]["tool_calls"][0]["result"], "# Slow queries\n\nAdd an index on the filtered column.\nRUNBOOK-END");
   EXPECT_EQ(turns[2]["tool_calls"][0]["result"], "# Graph\n\nNodes and edges.");
   EXPECT_EQ(turns[3]["reply"], "See the runbook.");
+  EXPECT_EQ(turns[3]["ms"], 25.0);  // the call's own time, from the transcript
   EXPECT_FALSE(turns[3]["restart"].get<bool>());
 }
 

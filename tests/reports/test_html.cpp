@@ -174,6 +174,7 @@ TEST(Html, ExplorerFiltersAndOpensATrialInChromium) {
   ASSERT_EQ(seen["results"].size(), 3u);
   EXPECT_EQ(seen["results"][1], "# Slow queries\n\nAdd an index on the filtered column.\nRUNBOOK-END");
   EXPECT_EQ(seen["attribution"], "input by origin: system 300, tools 700, question 221");
+  EXPECT_EQ(seen["numbers"], "input 1,221 (new 1,121, re-sent 100, cached n/a) · output 50 · call 25.0 ms");
   EXPECT_EQ(seen["missing_kept"], 0);
   // The agent's q1 kept no transcript: the view says so and why, and still shows its turns.
   EXPECT_EQ(seen["other_key"], "a-q1");
