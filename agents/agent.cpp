@@ -126,7 +126,8 @@ class Loop {
   void execute(int turn, const ToolCall& call) {
     ToolResult result = call_tool(call);
     AgentToolCall record{turn, call.name, call.arguments, result.content.size(), result.error,
-                          !seen_.insert(canonical_call(call)).second};
+                         !seen_.insert(canonical_call(call)).second, std::nullopt};
+    if (offered(run_.tools, call.name)) record.access = tools_.access(call.name, call.arguments, result);
     if (options_.on_tool_call) options_.on_tool_call(record, result.content);
     run_.tool_calls.push_back(std::move(record));
     run_.messages.push_back(Message{Role::tool, std::move(result.content), {}, call.id, call.name});

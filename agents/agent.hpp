@@ -42,6 +42,7 @@ struct AgentToolCall {
   std::size_t result_bytes = 0;  // bytes of the result sent back to the model
   std::string error;           // "" when the call succeeded
   bool repeated = false;       // same tool and same arguments (as JSON) as an earlier call in this run
+  std::optional<KnowledgeAccess> access;  // Toolbox::access of an offered tool's call
   bool operator==(const AgentToolCall&) const = default;
 };
 

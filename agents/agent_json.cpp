@@ -4,12 +4,18 @@
 
 namespace okfbench::agents {
 namespace {
+
 nlohmann::json count(const std::optional<std::int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
 
 nlohmann::json counts(const std::vector<std::optional<std::int64_t>>& values) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& v : values) out.push_back(count(v));
   return out;
+}
+
+nlohmann::json access_json(const KnowledgeAccess& a) {
+  return {{"tool", a.tool},   {"bundle", a.bundle}, {"found", a.found},          {"query", a.query},
+          {"path", a.path},   {"hits", count(a.hits)}, {"body_chars", count(a.body_chars)}};
 }
 }  // namespace
 
@@ -24,6 +30,7 @@ void to_json(nlohmann::json& out, const AgentToolCall& c) {
   out = {{"turn", c.turn},           {"name", c.name},   {"arguments", c.arguments},
          {"result_bytes", c.result_bytes}, {"error", c.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.error)},
          {"repeated", c.repeated}};
+  if (c.access) out["access"] = access_json(*c.access);
 }
 
 void to_json(nlohmann::json& out, const AgentTurn& t) {

@@ -419,6 +419,11 @@ std::vector<ToolSpec> BundleTools::specs() const {
   return out;
 }
 
+std::optional<KnowledgeAccess> BundleTools::access(std::string_view name, std::string_view arguments,
+                                                   const ToolResult& result) const {
+  return knowledge_access(name, arguments, result.content, result.error, options_.bundle_name);
+}
+
 ToolResult BundleTools::call(std::string_view name, std::string_view arguments) {
   std::vector<ToolSpec> enabled = specs();
   bool on = std::any_of(enabled.begin(), enabled.end(), [&](const ToolSpec& s) { return s.name == name; });

@@ -63,6 +63,7 @@ struct ToolsOptions {
   // nullptr = BM25F. It must outlive the tools. After a remember() the tools
   // search their own BM25F index, which knows the new concept.
   const retrieval::Retriever* retriever = nullptr;
+  std::string bundle_name;               // names the bundle in knowledge-access events
 };
 
 class BundleTools : public Toolbox {
@@ -80,6 +81,9 @@ class BundleTools : public Toolbox {
   // grafito: the exploration protocol plus layers(); harnessx: the workflow
   // plus the root index.md cut to index_char_budget.
   std::string default_system_prompt() const override;
+  // Every call's event (agents/access.hpp), a failed one included.
+  std::optional<KnowledgeAccess> access(std::string_view name, std::string_view arguments,
+                                        const ToolResult& result) const override;
 
   const ToolsOptions& options() const { return options_; }
 

@@ -138,8 +138,10 @@ int run_agent_command(const AgentArgs& a) {
   if (!profile) throw UsageError(fmt::format("unknown --profile \"{}\": use okf or repo", a.profile));
   retrieval::LoadOptions load;
   load.profile = *profile;
+  std::string bundle_name;
   retrieval::Bundle bundle = [&] {
     const harness::BundleSourceFolder source = harness::BundleSourceFolder::open(a.bundle, a.git);
+    bundle_name = source.name();
     return retrieval::Bundle::load(source.root(), load);
   }();
   if (bundle.concepts().empty())
@@ -149,6 +151,7 @@ int run_agent_command(const AgentArgs& a) {
   tools_options.include = split_list(a.tools);
   tools_options.max_body_chars = a.max_body_chars;
   tools_options.index_char_budget = a.index_char_budget;
+  tools_options.bundle_name = bundle_name;
   const retrieval::SearchIndex index = retrieval::SearchIndex::build(bundle);
   std::unique_ptr<HybridRanking> ranking = make_retrieval(bundle, a.retrieval);
   std::optional<retrieval::Retriever> retriever;

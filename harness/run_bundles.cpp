@@ -153,6 +153,7 @@ SharedTools& LoadedBundle::tools_for(const reports::PathConfig& c) {
     agents::ToolsOptions options;
     options.surface = *agents::parse_surface(c.surface);
     options.include = c.tools;
+    options.bundle_name = source.name;
     if (c.max_body_chars) options.max_body_chars = static_cast<std::size_t>(*c.max_body_chars);
     if (c.index_char_budget) options.index_char_budget = static_cast<std::size_t>(*c.index_char_budget);
     options.now = "2026-11-29T00:00:00Z";  // a fixed clock: staleness must not depend on the day of the run

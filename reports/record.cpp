@@ -94,12 +94,30 @@ void from_json(const json& j, PathConfig& v) {
   read(j, "repeat", v.repeat);
 }
 
+void to_json(json& j, const KnowledgeAccessRecord& v) {
+  j = json{{"tool", v.tool},   {"bundle", v.bundle},        {"found", v.found},
+           {"query", v.query}, {"path", v.path},            {"hits", opt(v.hits)},
+           {"body_chars", opt(v.body_chars)}};
+}
+
+void from_json(const json& j, KnowledgeAccessRecord& v) {
+  require_object(j, "access");
+  read_required(j, "tool", v.tool);
+  read(j, "bundle", v.bundle);
+  read(j, "found", v.found);
+  read(j, "query", v.query);
+  read(j, "path", v.path);
+  read(j, "hits", v.hits);
+  read(j, "body_chars", v.body_chars);
+}
+
 void to_json(json& j, const ToolCallRecord& v) {
   j = json{{"name", v.name},
            {"arguments", v.arguments},
            {"result_bytes", v.result_bytes},
            {"error", v.error},
            {"repeated", v.repeated}};
+  if (v.access) j["access"] = *v.access;
 }
 
 void from_json(const json& j, ToolCallRecord& v) {
@@ -109,6 +127,7 @@ void from_json(const json& j, ToolCallRecord& v) {
   read_count(j, "result_bytes", v.result_bytes);
   read(j, "error", v.error);
   read(j, "repeated", v.repeated);
+  if (j.contains("access")) v.access = j.at("access").get<KnowledgeAccessRecord>();
 }
 
 void to_json(json& j, const InputShare& v) { j = json{{"origin", v.origin}, {"tokens", v.tokens}}; }

@@ -133,6 +133,21 @@ Value origin_share(const TrialRecord& r, const PricingTable& pricing, std::strin
   return (it == spend->end() ? 0.0 : it->second) / total;
 }
 
+// Of the tool calls that read a concept's body (open, read_concept) and
+// recorded a knowledge-access event, the share that found nothing; unknown
+// when the trial made no such read.
+Value empty_read_share(const TrialRecord& r) {
+  double reads = 0, empty = 0;
+  for (const TurnRecord& t : r.turns)
+    for (const ToolCallRecord& c : t.tool_calls)
+      if (c.access && c.access->body_chars) {
+        reads += 1;
+        empty += c.access->found ? 0 : 1;
+      }
+  if (reads == 0) return std::nullopt;
+  return empty / reads;
+}
+
 constexpr auto lower = Direction::lower_is_better;
 constexpr auto higher = Direction::higher_is_better;
 
@@ -155,6 +170,8 @@ const std::vector<TrialMetric>& trial_metrics() {
        [](const TrialRecord& r, P) { return turn_sum(r, &TurnRecord::output_tokens); }},
       {{"tool_calls", "tool calls per trial", lower}, [](const TrialRecord& r, P) { return Value{tool_stat(r, false)}; }},
       {{"tool_bytes", "bytes of tool results per trial", lower}, [](const TrialRecord& r, P) { return Value{tool_stat(r, true)}; }},
+      {{"empty_read_share", "share of the trial's concept reads (open, read_concept) that found nothing", lower},
+       [](const TrialRecord& r, P) { return empty_read_share(r); }},
       {{"evidence_recall", "share of relevant concepts that reached the model (packed, or opened by the agent)", higher},
        [](const TrialRecord& r, P) { return r.evidence_recall; }},
       {{"cost", "dollars per trial under the pricing table", lower},

@@ -52,7 +52,7 @@ struct TrialMetric {
 
 // The built-in metrics in display order: input_tokens, new_input_tokens,
 // model_calls, resent_tokens, cached_tokens, output_tokens, tool_calls,
-// tool_bytes, evidence_recall, cost, schema_share.
+// tool_bytes, empty_read_share, evidence_recall, cost, schema_share.
 const std::vector<TrialMetric>& trial_metrics();
 // Their infos, in the same order.
 const std::vector<MetricInfo>& builtin_metrics();

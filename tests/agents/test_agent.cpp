@@ -76,7 +76,7 @@ TEST(RunAgent, SeedWorkedExampleAccounting) {
   EXPECT_EQ(run.stop, AgentStop::answered);
   EXPECT_EQ(run.answer, "done (cites x)");
   ASSERT_EQ(run.tool_calls.size(), 4u);
-  EXPECT_EQ(run.tool_calls[1], (AgentToolCall{2, "open", R"({"concept_id":"x"})", 100, "", false}));
+  EXPECT_EQ(run.tool_calls[1], (AgentToolCall{2, "open", R"({"concept_id":"x"})", 100, "", false, std::nullopt}));
   EXPECT_TRUE(run.tool_calls[3].repeated);  // same arguments, different whitespace
   RunSummary s = summary(run);
   EXPECT_EQ(s.turns, 4u);

@@ -51,7 +51,7 @@ std::vector<TrialRecord> synthetic_records(std::size_t n) {
         t.input_tokens = 1100 + 600 * turn;
         t.cached_tokens = turn > 1 ? 1024 : 0;
         t.output_tokens = 40;
-        t.tool_calls.push_back({turn == 0 ? "search" : "open", R"({"concept_id":"layer/concept-1"})", 900, "", false});
+        t.tool_calls.push_back({turn == 0 ? "search" : "open", R"({"concept_id":"layer/concept-1"})", 900, "", false, std::nullopt});
         r.turns.push_back(t);
       }
     }

@@ -234,7 +234,7 @@ void BM_StoreTrial(benchmark::State& state) {
   for (int t = 0; t < 4; ++t) {
     reports::TurnRecord turn;
     turn.input_tokens = 1000 * (t + 1);
-    turn.tool_calls.push_back({"search", R"({"query":"how do we measure the response time"})", 900, "", false});
+    turn.tool_calls.push_back({"search", R"({"query":"how do we measure the response time"})", 900, "", false, std::nullopt});
     r.turns.push_back(turn);
   }
   std::size_t i = 0;

@@ -83,9 +83,9 @@ inline TrialRecord agent_trial(const std::string& q, bool cache_reported, double
   auto cached = [&](std::int64_t v) { return cache_reported ? std::optional<std::int64_t>(v) : std::nullopt; };
   r.turns = {turn(1121, cached(0), 50, 1121), turn(1582, cached(0), 50, 461), turn(2187, cached(1024), 50),
              turn(3071, cached(1536), 50)};
-  r.turns[0].tool_calls = {{"search", R"({"query":"slow query"})", 900, "", false}};
-  r.turns[1].tool_calls = {{"open", R"({"concept_id":"runbooks/slow-queries"})", 3000, "", false}};
-  r.turns[2].tool_calls = {{"open", R"({"concept_id":"glossary/graph"})", 1200, "", false}};
+  r.turns[0].tool_calls = {{"search", R"({"query":"slow query"})", 900, "", false, std::nullopt}};
+  r.turns[1].tool_calls = {{"open", R"({"concept_id":"runbooks/slow-queries"})", 3000, "", false, std::nullopt}};
+  r.turns[2].tool_calls = {{"open", R"({"concept_id":"glossary/graph"})", 1200, "", false, std::nullopt}};
   r.opened_ids = {"runbooks/slow-queries", "glossary/graph"};
   r.answer = "See the runbook.";
   r.citations = {"runbooks/slow-queries"};

@@ -187,7 +187,7 @@ TEST(CitedIds, BracketedIdsOnceInOrder) {
 TEST(TrialEnd, FromTheRecord) {
   TrialRecord agent = fixtures::agent_trial("q1", true, 1.0);
   EXPECT_EQ(trial_end(agent), TrialEnd::answered);
-  agent.turns.back().tool_calls.push_back({"open", "{}", 10, "", false});  // stopped while asking for tools
+  agent.turns.back().tool_calls.push_back({"open", "{}", 10, "", false, std::nullopt});  // stopped while asking for tools
   EXPECT_EQ(trial_end(agent), TrialEnd::no_answer);
   TrialRecord context = fixtures::context_trial("q1", 2000, 1.0, 1.0);
   EXPECT_EQ(trial_end(context), TrialEnd::no_answer);  // the fixture's context trial has no answer text

@@ -30,7 +30,8 @@ TrialRecord agent_record() {
   t1.cached_tokens = 0;
   t1.output_tokens = 40;
   t1.new_input_tokens = 1121;
-  t1.tool_calls.push_back({"search", R"({"query":"slow query"})", 512, "", false});
+  t1.tool_calls.push_back({"search", R"({"query":"slow query"})", 512, "", false,
+                          KnowledgeAccessRecord{"search", "demo", true, "slow query", "", 3, std::nullopt}});
   TurnRecord t2;
   t2.input_tokens = 1582;  // cached/output unknown: must stay unknown
   r.turns = {t1, t2};

@@ -72,6 +72,21 @@ TEST(TrialMetrics, ReachedConceptsArePackedOnTheContextPathAndOpenedOnTheAgentPa
   EXPECT_EQ(trial_evidence_recall(agent, Judgments{{"z", 0}}), std::nullopt);
 }
 
+TEST(TrialMetrics, EmptyReadShareCountsReadsThatFoundNothing) {
+  TrialRecord r = agent_with_inputs({100, 200});
+  auto call = [](const char* tool, bool found, std::optional<std::int64_t> body_chars) {
+    ToolCallRecord c{tool, "{}", 10, found ? "" : "Concept not found", false, std::nullopt};
+    c.access = KnowledgeAccessRecord{tool, "demo", found, "", "x", body_chars ? std::nullopt : std::optional<std::int64_t>(2),
+                                     body_chars};
+    return c;
+  };
+  EXPECT_EQ(trial_metric(r, "empty_read_share", fixtures::pricing()), std::nullopt);  // no reads
+  r.turns[0].tool_calls = {call("search_concepts", true, std::nullopt), call("read_concept", false, 0)};
+  r.turns[1].tool_calls = {call("read_concept", true, 812), call("open", true, 40), call("get_neighbors", false, std::nullopt)};
+  // Three reads (the search and the neighbours are not reads), one found nothing.
+  EXPECT_DOUBLE_EQ(*trial_metric(r, "empty_read_share", fixtures::pricing()), 1.0 / 3.0);
+}
+
 TEST(TrialMetrics, EveryMetricHasOneEntryWithHelpAndFailedTrialsHaveNoValues) {
   std::set<std::string> names;
   for (const auto& m : trial_metrics()) {
