@@ -10,6 +10,7 @@
 #include <iostream>
 #include <memory>
 
+#include "harness/bundle_source.hpp"
 #include "harness/build_info.hpp"
 #include "harness/commands.hpp"
 #include "harness/limits.hpp"
@@ -32,6 +33,7 @@ struct McpArgs {
   std::string session_log;
   bool allow_write = false;
   std::size_t max_body_chars = 8000;
+  harness::GitFlags git;
 };
 
 mcp::HttpServer* g_http = nullptr;
@@ -51,15 +53,6 @@ std::vector<std::string> split_commas(const std::string& text) {
   return out;
 }
 
-// A bundle is named by its folder, as okf:// URIs and the "bundle" argument say it.
-std::string bundle_name(const std::string& path) {
-  std::filesystem::path p = std::filesystem::path(path).lexically_normal();
-  if (p.filename().empty()) p = p.parent_path();
-  std::string name = p.filename().string();
-  if (name.empty() || name == "." || name == "..") name = std::filesystem::weakly_canonical(path).filename().string();
-  return name;
-}
-
 int run_mcp(const McpArgs& a) {
   std::optional<agents::Surface> surface = agents::parse_surface(a.surface);
   if (!surface) throw UsageError(fmt::format("--surface {}: use grafito or harnessx", a.surface));
@@ -68,11 +61,13 @@ int run_mcp(const McpArgs& a) {
   std::vector<retrieval::Bundle> bundles;
   bundles.reserve(a.bundles.size());  // the server keeps their addresses
   std::vector<mcp::ServedBundle> served;
-  for (const std::string& path : a.bundles) {
-    retrieval::Bundle& b = bundles.emplace_back(retrieval::Bundle::load(path));
+  for (const std::string& where : a.bundles) {
+    // A folder or a git source; a checkout stays locked until its bundle is loaded.
+    const harness::BundleSourceFolder source = harness::BundleSourceFolder::open(where, a.git);
+    retrieval::Bundle& b = bundles.emplace_back(retrieval::Bundle::load(source.root()));
     if (b.concepts().empty())
-      throw InputError(fmt::format("{}: no concepts loaded; run `okfbench validate {}` to see why", path, path));
-    served.push_back({bundle_name(path), &b});
+      throw InputError(fmt::format("{}: no concepts loaded; run `okfbench validate {}` to see why", where, where));
+    served.push_back({source.name(), &b});
   }
   std::unique_ptr<mcp::SessionLog> log;
   if (!a.session_log.empty()) log = std::make_unique<mcp::SessionLog>(a.session_log);
@@ -111,7 +106,8 @@ void add_mcp_command(CLI::App& app, Action& action) {
   auto args = std::make_shared<McpArgs>();
   CLI::App* cmd = app.add_subcommand(
       "mcp", "Serve bundles to MCP clients (stdio or streamable HTTP on 127.0.0.1), accounting every call");
-  cmd->add_option("BUNDLE", args->bundles, "Bundle directories (named by folder)")->required();
+  cmd->add_option("BUNDLE", args->bundles, "Bundle folders or git sources (each named by its folder or repository)")
+      ->required();
   cmd->add_option("--surface", args->surface, "Tool naming: grafito or harnessx")->capture_default_str();
   cmd->add_option("--tools", args->tools, "Comma-separated subset of the surface's tools (default: all; remember only with --allow-write)");
   cmd->add_option("--transport", args->transport, "stdio or http")->capture_default_str();
@@ -123,6 +119,7 @@ void add_mcp_command(CLI::App& app, Action& action) {
   cmd->add_option("--max-body-chars", args->max_body_chars, "Body budget of open/read_concept")
       ->check(number_in(harness::limits::max_body_chars))
       ->capture_default_str();
+  add_git_flags(*cmd, args->git);
   cmd->callback([args, &action] { action = [args] { return run_mcp(*args); }; });
 }
 

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/git_fixture.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace okfbench::test {
@@ -75,6 +76,23 @@ TEST(CmdMcp, UsageAndInputErrorsHaveTheirExitCodes) {
   auto bad = run_command(okfbench() + " report " + (dir / "bad.jsonl").string());
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_THAT(bad.err, HasSubstr("bad.jsonl:1"));
+}
+
+TEST(CmdMcp, ServesAGitSourceNamedByItsSubdirectory) {
+  auto dir = fresh_dir("cmd-mcp-git");
+  GitFixture repo = make_git_fixture(dir);
+  write_file(dir / "in.jsonl", session_input({}) + json({{"jsonrpc", "2.0"}, {"id", 9}, {"method", "resources/list"}}).dump() + "\n");
+  CommandResult r = run_command(okfbench() + " mcp '" + repo.url + "' --git-ref v1 --git-subdir bundles/sales --git-cache '" +
+                                (dir / "cache").string() + "' < '" + (dir / "in.jsonl").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::string line;
+  for (int i = 0; i < 3; ++i) std::getline(lines, line);
+  json resources = json::parse(line)["result"]["resources"];
+  ASSERT_FALSE(resources.empty());
+  EXPECT_EQ(resources[0]["uri"].get<std::string>().rfind("okf://sales/", 0), 0u) << resources[0];
+  CommandResult folder_with_ref = run_command(okfbench() + " mcp " + demo() + " --git-ref v1 < /dev/null");
+  EXPECT_EQ(folder_with_ref.exit_code, 2);
 }
 
 }  // namespace
