@@ -52,6 +52,10 @@ namespace okfbench::cli {
 void add_git_flags(CLI::App& cmd, harness::GitFlags& flags) {
   cmd.add_option("--git-ref", flags.ref, "Git bundles: branch, tag or commit to check out (default: the remote's HEAD)");
   cmd.add_option("--git-subdir", flags.subdir, "Git bundles: the bundle's folder inside the repository");
+  add_git_cache_flags(cmd, flags);
+}
+
+void add_git_cache_flags(CLI::App& cmd, harness::GitFlags& flags) {
   cmd.add_flag("--refresh", flags.refresh, "Git bundles: clone again instead of reusing the cached checkout");
   cmd.add_option("--git-timeout", flags.timeout_seconds, "Git bundles: seconds to wait for the cache lock and for each git command")
       ->check(number_in(harness::limits::git_timeout_seconds))

@@ -52,4 +52,7 @@ std::string folder_name(const std::filesystem::path& path);
 
 namespace okfbench::cli {
 void add_git_flags(CLI::App& cmd, harness::GitFlags& flags);
+// Only --refresh, --git-timeout and --git-cache: `okfbench run`, whose spec
+// names each git bundle's ref and subdirectory.
+void add_git_cache_flags(CLI::App& cmd, harness::GitFlags& flags);
 }  // namespace okfbench::cli

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "harness/auto_shard.hpp"
+#include "harness/bundle_source.hpp"
 #include "harness/commands.hpp"
 #include "harness/data_files.hpp"
 #include "harness/forecast.hpp"
@@ -36,6 +37,7 @@ struct RunArgs {
   bool retry_failed = false;
   std::string cache_db;
   std::string record;
+  harness::GitFlags git;  // --refresh, --git-timeout, --git-cache (ref and subdir are in the spec)
 };
 
 // How many failures remain and why, grouped by message; the most frequent first.
@@ -132,6 +134,7 @@ int run(const RunArgs& args) {
   options.cache_db = args.cache_db;
   options.record_dir = args.record;
   options.transcripts = harness::parse_transcript_mode(args.transcripts);
+  options.git = args.git.options();
   const harness::RunResult result = harness::run_experiment(spec, options);
   if (args.dry_run) {
     const harness::Forecast forecast = harness::forecast_run(spec, options);
@@ -192,6 +195,7 @@ void add_run_command(CLI::App& app, Action& action) {
                   "Which trials keep their conversation in DIR/transcripts.jsonl.zst: all, errors or none")
       ->check(CLI::IsMember({"all", "errors", "none"}))
       ->capture_default_str();
+  add_git_cache_flags(*cmd, args->git);
   cmd->callback([args, &action] { action = [args] { return run(*args); }; });
 }
 

@@ -162,13 +162,13 @@ SharedTools& LoadedBundle::tools_for(const reports::PathConfig& c) {
   return *slot;
 }
 
-LoadedBundle load_bundle(const ExperimentSpec& spec, const BundleSource& b) {
+LoadedBundle load_bundle(const ExperimentSpec& spec, const BundleSource& b, const GitOptions& git) {
   LoadedBundle out;
   out.source = b;
   fs::path questions;
   std::optional<GitCheckout> checkout;  // its lock is held until the bundle and questions are loaded
   if (b.kind == BundleKind::git) {
-    checkout.emplace(GitCheckout::open(b.git));
+    checkout.emplace(GitCheckout::open(b.git, git));
     out.dir = checkout->root();
     out.source.commit = checkout->commit();
     questions = b.questions.empty() ? out.dir / "questions.yaml" : b.questions;

@@ -39,7 +39,9 @@ struct LoadedBundle {
 };
 
 // Materialises, loads and indexes one spec bundle and its questions (cut to
-// max_questions). Throws InputError for unusable bundles or question sets.
-LoadedBundle load_bundle(const ExperimentSpec& spec, const BundleSource& b);
+// max_questions). A git bundle is checked out with `git` (refresh, lock and
+// command timeout, cache folder). Throws InputError for unusable bundles or
+// question sets.
+LoadedBundle load_bundle(const ExperimentSpec& spec, const BundleSource& b, const GitOptions& git = {});
 
 }  // namespace okfbench::harness

@@ -62,6 +62,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/git_source.hpp"
 #include "harness/pacer.hpp"
 #include "harness/spec.hpp"
 #include "harness/transcripts.hpp"
@@ -100,6 +101,8 @@ struct RunOptions {
   PacingClock* pacing_clock = nullptr;  // nullptr = the system clock; tests pass a fake one
   // Which trials keep their conversation in DIR/transcripts.jsonl.zst.
   TranscriptMode transcripts = TranscriptMode::all;
+  // How the spec's git bundles are checked out: --refresh, --git-timeout, --git-cache.
+  GitOptions git;
 };
 
 // Stored failures with one message, for the end-of-run summary.

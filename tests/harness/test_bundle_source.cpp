@@ -99,5 +99,35 @@ TEST_F(BundleSourceCli, ErrorsHaveExitCodesAndSayWhatToDo) {
   EXPECT_EQ(timeout.exit_code, 2);
 }
 
+// okfbench run checks a spec's git bundle out once and reuses it until
+// --refresh; the trial keys name the commit, so --dry-run shows which one.
+TEST_F(BundleSourceCli, RunReusesItsCheckoutUntilRefresh) {
+  test::write_file(dir_ / "spec.yaml",
+                   "bundles:\n  - path: " + fixture_.url + "\n    subdir: bundles/sales\n"
+                   "paths:\n  context: {budget_tokens: 500}\n");
+  auto keys = [&](const std::string& flags) {
+    const auto run = test::run_command(okfbench("run " + (dir_ / "spec.yaml").string() + " --dry-run " + flags));
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    std::vector<std::string> out;
+    std::istringstream lines(run.out);
+    for (std::string line; std::getline(lines, line);)
+      if (line.find(" sales ") != std::string::npos) out.push_back(line.substr(0, line.find(' ')));
+    return out;
+  };
+  const std::vector<std::string> first = keys("");
+  ASSERT_EQ(first.size(), 2u);
+  test::commit_on_main(fixture_, "bundles/sales/metrics/churn.md", "---\ntype: Metric\ntitle: Churn\n---\nLost customers.\n");
+  EXPECT_EQ(keys(""), first);             // the cached checkout, not the new commit
+  const std::vector<std::string> refreshed = keys("--refresh");
+  ASSERT_EQ(refreshed.size(), 2u);
+  EXPECT_NE(refreshed, first);            // cloned again: the new commit
+  EXPECT_EQ(keys(""), refreshed);         // and that checkout is the cache now
+  const auto timeout = test::run_command(okfbench("run " + (dir_ / "spec.yaml").string() + " --dry-run --git-timeout 0"));
+  EXPECT_EQ(timeout.exit_code, 2);
+  const auto cache = dir_ / "elsewhere";
+  EXPECT_EQ(keys("--git-cache " + cache.string()), refreshed);
+  EXPECT_TRUE(fs::is_directory(cache));
+}
+
 }  // namespace
 }  // namespace okfbench::harness
