@@ -17,7 +17,7 @@ TrialRecord provider_trial() {
   TrialRecord r = fixtures::base("q1", PathKind::agent);
   TurnRecord t = fixtures::turn(1050, 0, 40);
   t.attribution = {{"tools", 700}, {"system", 200}, {"question", 100}, {"framing", 3}};
-  t.tool_calls = {{"search", R"({"query":"é — the wide one"})", 812, "", false}};
+  t.tool_calls = {{"search", R"({"query":"é — the wide one"})", 812, "", false, std::nullopt}};
   r.turns = {t};
   r.answer = "Done.";
   return r;
