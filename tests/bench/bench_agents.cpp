@@ -3,7 +3,9 @@
 // call on an N-message conversation costs hashing N messages plus tokenizing
 // the new ones. BM_SimCountFresh shows what counting everything each call costs.
 #include <benchmark/benchmark.h>
+#include <fmt/format.h>
 
+#include <iterator>
 #include <string>
 
 #include "agents/sim_model.hpp"
@@ -12,15 +14,19 @@
 namespace {
 using namespace okfbench::agents;
 
+// Strings are built with fmt, not `"c" + std::to_string(i)`: GCC 12 inlines
+// that operator+ into a memcpy it then wrongly flags with -Wrestrict (an
+// error under OKFBENCH_WERROR).
 ChatRequest conversation(int tool_results) {
   ChatRequest r;
   r.messages.push_back({Role::system, std::string(2000, 's'), {}, {}, {}});
   r.messages.push_back({Role::user, "How do I triage a slow query after a data load?", {}, {}, {}});
   for (int i = 0; i < tool_results; ++i) {
-    r.messages.push_back({Role::assistant, "", {{"c" + std::to_string(i), "open", "{\"concept_id\":\"x\"}"}}, {}, {}});
+    const std::string call_id = fmt::format("c{}", i);
+    r.messages.push_back({Role::assistant, "", {{call_id, "open", "{\"concept_id\":\"x\"}"}}, {}, {}});
     std::string body;
-    for (int w = 0; w < 600; ++w) body += "word" + std::to_string((i * 7919 + w) % 1000) + ' ';
-    r.messages.push_back({Role::tool, body, {}, "c" + std::to_string(i), "open"});
+    for (int w = 0; w < 600; ++w) fmt::format_to(std::back_inserter(body), "word{} ", (i * 7919 + w) % 1000);
+    r.messages.push_back({Role::tool, body, {}, call_id, "open"});
   }
   return r;
 }
@@ -32,7 +38,7 @@ void BM_SimCallIncremental(benchmark::State& state) {
   ChatRequest r = conversation(static_cast<int>(state.range(0)));
   sim.blocks(r);  // earlier turns already counted
   for (auto _ : state) benchmark::DoNotOptimize(sim.blocks(r));
-  state.SetLabel(std::to_string(r.messages.size()) + " messages");
+  state.SetLabel(fmt::format("{} messages", r.messages.size()));
 }
 BENCHMARK(BM_SimCallIncremental)->Arg(4)->Arg(16)->Arg(64);
 
