@@ -12,6 +12,8 @@
 # (default build/). Reads the reference data from $OKFBENCH_DATA (default
 # ../shared/data); without it the benchmarks that need it are listed as not
 # measured. Needs cmake, node and npm (scripts/setup.sh installs them).
+# Run it on a machine as quiet as you can get (and `nice` it on a shared one):
+# the page records the load average at the start and the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,8 +38,11 @@ echo "bench: building ${programs[*]} and okfbench in $build" >&2
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DOKFBENCH_BUILD_BENCHMARKS=ON >/dev/null
 cmake --build "$build" -j2 --target okfbench "${programs[@]}" >/dev/null
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/okfbench-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+# The raw results stay in DIR/bench-raw, so the page can be rewritten from
+# them (node scripts/bench/results.mjs DIR/bench-raw) without measuring again.
+work="$build/bench-raw"
+rm -rf "$work"
+mkdir -p "$work"
 started=$(date +%s)
 
 # The machine and the build, recorded before anything runs.

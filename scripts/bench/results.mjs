@@ -76,11 +76,18 @@ function fromText(file, pattern) {
 // Three significant digits, thousands separated.
 function num(x) {
   if (!Number.isFinite(x)) return String(x);
-  const digits = Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 10 ? 1 : Math.abs(x) >= 1 ? 2 : 3;
-  return Number(x.toPrecision(3)).toLocaleString("en-US", { maximumFractionDigits: digits });
+  if (Math.abs(x) >= 1000) return Math.round(Number(x.toPrecision(3))).toLocaleString("en-US");
+  return Number(x.toPrecision(3)).toLocaleString("en-US", { maximumSignificantDigits: 3 });
 }
 const ms = (x) => (x >= 1000 ? `${num(x / 1000)} s` : x >= 1 ? `${num(x)} ms` : `${num(x * 1000)} µs`);
 const times = (x) => `**${num(x)}×**`;
+// Measured against baseline where less is better (time, CPU): "N× faster"
+// or, when the baseline won in this run, "N× slower".
+function faster(measured, baseline, better = "faster", worse = "slower") {
+  const r = baseline / measured;
+  return r >= 1 ? `${times(r)} ${better}` : `${times(1 / r)} ${worse}`;
+}
+const cheaper = (measured, baseline) => faster(measured, baseline, "less CPU", "more CPU");
 
 // A figure: what is measured, the value, the baseline measured in the same
 // run ("" where none exists), and the ratio between them.
@@ -107,27 +114,27 @@ section("Bundle loading", "`tests/bench/bench_bundle.cpp` loads the tldr pages (
     const read = row("bench_bundle", "BM_ReadTldrFiles/io_uring:1/real_time");
     const a = counter(load, "cpu_us_per_concept"), b = counter(read, "cpu_us_per_file");
     return [`${num(a)} µs CPU per page (${num(counter(load, "items_per_second"))} pages/s wall, ${num(counter(load, "concepts"))} pages)`,
-      `${num(b)} µs CPU per file`, `${times(a / b)} reading`];
+      `${num(b)} µs CPU per file`, `${num(a / b)}× the CPU of reading`];
   }],
   ["the same load on 2 threads against 1 thread (wall time)", () => {
     const two = row("bench_bundle", "BM_LoadTldrPages/threads:2/io_uring:1/real_time");
     const one = row("bench_bundle", "BM_LoadTldrPages/threads:1/io_uring:1/real_time");
-    return [ms(two.wall_ms), ms(one.wall_ms), `${times(one.wall_ms / two.wall_ms)} faster`];
+    return [ms(two.wall_ms), ms(one.wall_ms), faster(two.wall_ms, one.wall_ms)];
   }],
   ["the load on 2 threads with io_uring against plain system calls (wall time)", () => {
     const on = row("bench_bundle", "BM_LoadTldrPages/threads:2/io_uring:1/real_time");
     const off = row("bench_bundle", "BM_LoadTldrPages/threads:2/io_uring:0/real_time");
-    return [ms(on.wall_ms), ms(off.wall_ms), `${times(off.wall_ms / on.wall_ms)} faster`];
+    return [ms(on.wall_ms), ms(off.wall_ms), faster(on.wall_ms, off.wall_ms)];
   }],
   ["reading alone through io_uring against `open`+`fstat`+`read`+`close` (CPU per file)", () => {
     const on = counter(row("bench_bundle", "BM_ReadTldrFiles/io_uring:1/real_time"), "cpu_us_per_file");
     const off = counter(row("bench_bundle", "BM_ReadTldrFiles/io_uring:0/real_time"), "cpu_us_per_file");
-    return [`${num(on)} µs`, `${num(off)} µs`, `${times(off / on)} cheaper`];
+    return [`${num(on)} µs`, `${num(off)} µs`, cheaper(on, off)];
   }],
   ["whole program `okfbench validate --profile repo` on the tldr pages against Node.js walking and reading them (best wall time)", () => {
     const ours = fromText("bench-load.txt", /okfbench validate --profile repo\s+([\d.]+) s/);
     const node = fromText("bench-load.txt", /node: walk \+ readFileSync only\s+([\d.]+) s/);
-    return [`${num(ours)} s`, `${num(node)} s`, `${times(node / ours)} faster`];
+    return [`${num(ours)} s`, `${num(node)} s`, faster(ours, node)];
   }],
   ["`Bundle::load`, SciFact converted (5,183 concepts, default profile)", () => {
     const r = row("bench_search", "BM_SciFactBundleLoad/process_time/real_time");
@@ -146,7 +153,7 @@ section("Token counting", "`tests/bench/bench_tokens.cpp` on every SciFact docum
     const ours = fromText("bench-tokens.txt", /okfbench BpeEncoding::count\s+([\d.]+) MB\/s/);
     const theirs = fromText("bench-tokens.txt", /npm tiktoken \S+ \(WASM\)\s+([\d.]+) MB\/s/);
     const tokens = fromText("bench-tokens.txt", /okfbench BpeEncoding::count\s+[\d.]+ MB\/s\s+\((\d+) tokens\)/);
-    return [`${num(ours)} MB/s (${tokens.toLocaleString("en-US")} tokens, the same as tiktoken's)`, `${num(theirs)} MB/s`, `${times(ours / theirs)} faster`];
+    return [`${num(ours)} MB/s (${tokens.toLocaleString("en-US")} tokens, the same as tiktoken's)`, `${num(theirs)} MB/s`, faster(1 / ours, 1 / theirs)];
   }],
   ["count, cl100k_base against o200k_base", () => {
     const o = row("bench_tokens", "BM_Count/o200k_base"), c = row("bench_tokens", "BM_Count/cl100k_base");
@@ -161,12 +168,12 @@ section("Token counting", "`tests/bench/bench_tokens.cpp` on every SciFact docum
   ["pre-tokenizer: the hand-written scanner against PCRE2 JIT with the published pattern", () => {
     const s = row("bench_tokens", "BM_Split/scanner"), p = row("bench_tokens", "BM_Split/pcre2");
     return [`${num(counter(s, "bytes_per_second") / 1e6)} MB/s`, `${num(counter(p, "bytes_per_second") / 1e6)} MB/s`,
-      `${times(p.cpu_ms / s.cpu_ms)} faster`];
+      faster(s.cpu_ms, p.cpu_ms)];
   }],
-  ["one 100,000-letter piece against one of 4,096 (rate; n log n keeps it flat)", () => {
+  ["one 100,000-letter piece against one of 4,096 (rate; the merge is O(n log n))", () => {
     const big = row("bench_tokens", "BM_LongRunOfOneLetter/100000"), small = row("bench_tokens", "BM_LongRunOfOneLetter/4096");
     const fit = row("bench_tokens", "BM_LongRunOfOneLetter_BigO");
-    return [`${num(counter(big, "bytes_per_second") / 1e6)} MB/s (${ms(big.cpu_ms)} CPU; fit: ${fit.big_o})`,
+    return [`${num(counter(big, "bytes_per_second") / 1e6)} MB/s (${ms(big.cpu_ms)} CPU; Google Benchmark's fit over 1 kB to 100 kB: ${fit.big_o})`,
       `${num(counter(small, "bytes_per_second") / 1e6)} MB/s`, `${num(counter(big, "bytes_per_second") / counter(small, "bytes_per_second"))}× the rate`];
   }],
 ]);
@@ -207,7 +214,7 @@ section("context()", "`tests/bench/bench_context.cpp`: one context pack (budget 
     const g = row("bench_context", "BM_ContextScifact/grafito/iterations:1109"), w = row("bench_context", "BM_ContextScifact/weaver/iterations:20");
     return [`${num(counter(g, "p50_cpu_us"))} µs CPU, ${num(counter(g, "p50_us"))} µs wall, ${num(counter(g, "pack_tokens"))} tokens a pack`,
       `${ms(counter(w, "p50_cpu_us") / 1000)} CPU, ${num(counter(w, "pack_tokens"))} tokens a pack`,
-      `${times(counter(w, "p50_cpu_us") / counter(g, "p50_cpu_us"))} faster`];
+      faster(counter(g, "p50_cpu_us"), counter(w, "p50_cpu_us"))];
   }],
 ]);
 
@@ -216,7 +223,7 @@ section("The agent path", "`tests/bench/bench_agents.cpp`: the sim model's accou
   "`tests/bench/bench_runner.cpp` on the 10,000-concept generated bundle.", [
   ...[4, 16, 64].map((n) => [`one more sim call, conversation of ${n} tool results: incremental against from scratch`, () => {
     const inc = row("bench_agents", `BM_SimCallIncremental/${n}`), fresh = row("bench_agents", `BM_SimCountFresh/${n}`);
-    return [`${ms(inc.cpu_ms)} (${inc.label})`, ms(fresh.cpu_ms), `${times(fresh.cpu_ms / inc.cpu_ms)} cheaper`];
+    return [`${ms(inc.cpu_ms)} (${inc.label})`, ms(fresh.cpu_ms), cheaper(inc.cpu_ms, fresh.cpu_ms)];
   }]),
   ["sim on one agent trial's recorded requests (policy, BPE counts, cache model) against the policy alone (CPU)", () => {
     const all = row("bench_runner", "BM_SimCallsOfATrial"), policy = row("bench_runner", "BM_SimPolicyOfATrial");
@@ -259,7 +266,7 @@ section("Measures and statistics", "`tests/bench/bench_measures.cpp` (CPU time):
   ["randomization test and bootstrap interval against the paired t-test, 300 questions", () => {
     const rt = row("bench_measures", "BM_RandomizationTest300"), bs = row("bench_measures", "BM_BootstrapInterval300");
     const t = row("bench_measures", "BM_PairedTTest300");
-    return [`${ms(rt.cpu_ms)} and ${ms(bs.cpu_ms)}`, ms(t.cpu_ms), `${num(rt.cpu_ms / t.cpu_ms)}× and ${num(bs.cpu_ms / t.cpu_ms)}×`];
+    return [`${ms(rt.cpu_ms)} and ${ms(bs.cpu_ms)}`, ms(t.cpu_ms), `${num(rt.cpu_ms / t.cpu_ms)}× and ${num(bs.cpu_ms / t.cpu_ms)}× the time`];
   }],
 ]);
 
@@ -276,7 +283,7 @@ section("Reports", "`tests/bench/bench_reports.cpp` (CPU time) on 10,000 synthet
   ["write the Markdown and the HTML report, against parsing", () => {
     const m = row("bench_reports", "BM_MarkdownReport/10000"), h = row("bench_reports", "BM_HtmlReport/10000");
     const p = row("bench_reports", "BM_ParseResultsJsonl/10000");
-    return [`${ms(m.cpu_ms)} and ${ms(h.cpu_ms)}`, ms(p.cpu_ms), `${num(m.cpu_ms / p.cpu_ms)}× and ${num(h.cpu_ms / p.cpu_ms)}×`];
+    return [`${ms(m.cpu_ms)} and ${ms(h.cpu_ms)}`, ms(p.cpu_ms), `${num(m.cpu_ms / p.cpu_ms)}× and ${num(h.cpu_ms / p.cpu_ms)}× the time`];
   }],
 ]);
 
