@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agents/bundle_tools.hpp"
+
 namespace okfbench::agents {
 namespace {
 using nlohmann::json;
@@ -44,24 +46,26 @@ KnowledgeAccess knowledge_access(std::string_view tool, std::string_view argumen
   const json args = json::parse(arguments, nullptr, false);
   const bool text_result = tool == "read_concept";
   const json result = out.found && !text_result ? json::parse(content, nullptr, false) : json();
-  if (tool == "search" || tool == "search_concepts") {
+  const ToolRole role = tool_role(tool);
+  const char* id_key = concept_key(surface_of(tool));
+  if (role == ToolRole::search) {
     out.query = text_of(args, "query");
     out.hits = out.found ? size_of(result) : 0;
-  } else if (tool == "open" || tool == "read_concept") {
-    out.path = text_of(args, tool == "open" ? "concept_id" : "path");
+  } else if (role == ToolRole::open) {
+    out.path = text_of(args, id_key);
     out.body_chars = !out.found ? 0 : text_result ? read_concept_body_chars(content) : characters(text_of(result, "body"));
-  } else if (tool == "follow" || tool == "get_neighbors") {
-    out.path = text_of(args, tool == "follow" ? "concept_id" : "path");
+  } else if (role == ToolRole::follow) {
+    out.path = text_of(args, id_key);
     out.hits = !out.found                ? 0
                : tool == "get_neighbors" ? size_of(result, "outbound") + size_of(result, "backlinks")
                                          : size_of(result);
-  } else if (tool == "browse") {
+  } else if (role == ToolRole::browse) {
     out.path = text_of(args, "layer");
     out.hits = out.found ? size_of(result, "concepts") : 0;
-  } else if (tool == "history") {
+  } else if (role == ToolRole::history) {
     out.path = text_of(args, "concept_id");
     out.hits = out.found ? size_of(result) : 0;
-  } else if (tool == "remember") {
+  } else if (role == ToolRole::remember) {
     out.path = text_of(args, "concept_id");
   }
   return out;

@@ -174,9 +174,67 @@ std::optional<Surface> parse_surface(std::string_view name) {
 
 const char* to_string(Surface surface) { return surface == Surface::grafito ? "grafito" : "harnessx"; }
 
+namespace {
+
+// The one table of tool names: each role's name on grafito and on harnessx
+// (nullptr where that surface has no such tool), in the order offered.
+struct SurfaceName {
+  ToolRole role;
+  const char* grafito;
+  const char* harnessx;
+};
+constexpr SurfaceName kSurfaceNames[] = {
+    {ToolRole::browse, "browse", nullptr},           {ToolRole::search, "search", "search_concepts"},
+    {ToolRole::open, "open", "read_concept"},        {ToolRole::follow, "follow", "get_neighbors"},
+    {ToolRole::history, "history", nullptr},         {ToolRole::remember, "remember", nullptr},
+};
+
+const char* name_on(const SurfaceName& n, Surface surface) { return surface == Surface::grafito ? n.grafito : n.harnessx; }
+
+const SurfaceName* surface_name(std::string_view name) {
+  for (const SurfaceName& n : kSurfaceNames)
+    if (name == n.grafito || (n.harnessx && name == n.harnessx)) return &n;
+  return nullptr;
+}
+
+}  // namespace
+
 std::vector<std::string> surface_tools(Surface surface) {
-  if (surface == Surface::grafito) return {"browse", "search", "open", "follow", "history", "remember"};
-  return {"search_concepts", "read_concept", "get_neighbors"};
+  std::vector<std::string> out;
+  for (const SurfaceName& n : kSurfaceNames)
+    if (const char* name = name_on(n, surface)) out.emplace_back(name);
+  return out;
+}
+
+ToolRole tool_role(std::string_view name) {
+  const SurfaceName* n = surface_name(name);
+  return n ? n->role : ToolRole::none;
+}
+
+Surface surface_of(std::string_view name) {
+  const SurfaceName* n = surface_name(name);
+  return n && n->harnessx && name == n->harnessx ? Surface::harnessx : Surface::grafito;
+}
+
+const char* concept_key(Surface surface) { return surface == Surface::grafito ? "concept_id" : "path"; }
+const char* limit_key(Surface surface) { return surface == Surface::grafito ? "k" : "limit"; }
+
+OfferedTools offered_tools(const std::vector<ToolSpec>& tools) {
+  OfferedTools out;
+  for (const ToolSpec& t : tools) {
+    const ToolRole role = tool_role(t.name);
+    std::string* slot = role == ToolRole::browse     ? &out.browse
+                        : role == ToolRole::search   ? &out.search
+                        : role == ToolRole::open     ? &out.open
+                        : role == ToolRole::follow   ? &out.follow
+                        : role == ToolRole::history  ? &out.history
+                        : role == ToolRole::remember ? &out.remember
+                                                     : nullptr;
+    if (!slot) continue;
+    *slot = t.name;
+    if (surface_of(t.name) == Surface::harnessx) out.surface = Surface::harnessx;
+  }
+  return out;
 }
 
 struct BundleTools::Impl {
@@ -480,10 +538,10 @@ std::string BundleTools::default_system_prompt() const {
 std::vector<std::string> opened_concepts(const AgentRun& run, const retrieval::Bundle& bundle) {
   std::vector<std::string> out;
   for (const AgentToolCall& call : run.tool_calls) {
-    if (!call.error.empty() || (call.name != "open" && call.name != "read_concept")) continue;
+    if (!call.error.empty() || tool_role(call.name) != ToolRole::open) continue;
     json args = json::parse(call.arguments, nullptr, false);
     if (!args.is_object()) continue;
-    auto it = args.find(call.name == "open" ? "concept_id" : "path");
+    auto it = args.find(concept_key(surface_of(call.name)));
     if (it == args.end() || !it->is_string()) continue;
     if (const Concept* c = bundle.lookup(it->get<std::string>()))
       if (std::find(out.begin(), out.end(), c->id) == out.end()) out.push_back(c->id);
@@ -493,23 +551,17 @@ std::vector<std::string> opened_concepts(const AgentRun& run, const retrieval::B
 
 std::optional<std::vector<std::string>> tools_for_surface(const std::vector<std::string>& tools, Surface surface,
                                                           std::vector<std::string>* missing) {
-  static const std::map<std::string, std::string> to_harnessx = {
-      {"search", "search_concepts"}, {"open", "read_concept"}, {"follow", "get_neighbors"}};
-  const std::vector<std::string> offered = surface_tools(surface);
   std::vector<std::string> out;
   bool complete = true;
   for (const std::string& tool : tools) {
-    std::string name = tool;
-    if (std::find(offered.begin(), offered.end(), name) == offered.end()) {
-      for (const auto& [grafito, harnessx] : to_harnessx)
-        if (name == (surface == Surface::harnessx ? grafito : harnessx)) name = surface == Surface::harnessx ? harnessx : grafito;
-    }
-    if (std::find(offered.begin(), offered.end(), name) == offered.end()) {
+    const SurfaceName* n = surface_name(tool);
+    const char* name = n ? name_on(*n, surface) : nullptr;
+    if (!name) {
       complete = false;
       if (missing) missing->push_back(tool);
       continue;
     }
-    out.push_back(name);
+    out.emplace_back(name);
   }
   if (!complete) return std::nullopt;
   return out;

@@ -46,6 +46,25 @@ const char* to_string(Surface surface);
 // All tool names of a surface, in the order they are offered.
 std::vector<std::string> surface_tools(Surface surface);
 
+// The part a tool plays in the protocol, whichever surface names it.
+enum class ToolRole { none, browse, search, open, follow, history, remember };
+// The role of a tool name of either surface; none for any other name.
+ToolRole tool_role(std::string_view name);
+// The surface whose naming `name` is in; grafito for a name of neither.
+Surface surface_of(std::string_view name);
+// The argument naming a concept ("concept_id" on grafito, "path" on
+// harnessx) and the one bounding a search's hits ("k", "limit").
+const char* concept_key(Surface surface);
+const char* limit_key(Surface surface);
+
+// Which offered tool plays which part ("" when none does). `surface` is
+// harnessx when any offered tool is in harnessx naming.
+struct OfferedTools {
+  std::string browse, search, open, follow, history, remember;
+  Surface surface = Surface::grafito;
+};
+OfferedTools offered_tools(const std::vector<ToolSpec>& tools);
+
 // A tool list in `surface`'s naming: search <-> search_concepts, open <->
 // read_concept, follow <-> get_neighbors; a name already in that naming
 // stays. browse, history and remember exist only on grafito: a list with any

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "agents/bundle_tools.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/json_text.hpp"
 
@@ -54,23 +55,15 @@ std::string field(const json& j, const std::string& key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-// The tool names an agent may call, by part.
-struct Tools {
-  std::string search, open, follow, browse;
-  std::string id_key = "concept_id";  // "path" on the harnessx surface
-  std::string k_key = "k";
+// The tool names an agent may call, by part, and their argument names.
+struct Tools : OfferedTools {
+  std::string id_key, k_key;
 };
 
 Tools tools_of(const ChatRequest& r) {
-  Tools t;
-  for (const ToolSpec& s : r.tools) {
-    if (s.name == "search" || s.name == "search_concepts") t.search = s.name;
-    if (s.name == "open" || s.name == "read_concept") t.open = s.name;
-    if (s.name == "follow" || s.name == "get_neighbors") t.follow = s.name;
-    if (s.name == "browse") t.browse = s.name;
-  }
-  if (t.open == "read_concept") t.id_key = "path";
-  if (t.search == "search_concepts") t.k_key = "limit";
+  Tools t{offered_tools(r.tools), {}, {}};
+  t.id_key = concept_key(t.surface);
+  t.k_key = limit_key(t.surface);
   return t;
 }
 

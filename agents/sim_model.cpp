@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 
+#include "agents/bundle_tools.hpp"
 #include "agents/context_prompt.hpp"
 #include "agents/hash.hpp"
 #include "agents/sim_answer.hpp"
@@ -15,25 +16,6 @@
 namespace okfbench::agents {
 namespace {
 using nlohmann::json;
-
-// Which offered tool plays which part; "" when absent.
-struct Roles {
-  std::string search, open, follow, browse, remember;
-  bool path_style = false;  // harnessx tools address concepts by "path"
-};
-
-Roles roles_of(const std::vector<ToolSpec>& tools) {
-  Roles r;
-  for (const ToolSpec& t : tools) {
-    if (t.name == "search" || t.name == "search_concepts") r.search = t.name;
-    if (t.name == "open" || t.name == "read_concept") r.open = t.name;
-    if (t.name == "follow" || t.name == "get_neighbors") r.follow = t.name;
-    if (t.name == "browse") r.browse = t.name;
-    if (t.name == "remember") r.remember = t.name;
-  }
-  r.path_style = r.open == "read_concept" || r.search == "search_concepts" || r.follow == "get_neighbors";
-  return r;
-}
 
 struct Candidate {
   std::string id;
@@ -139,7 +121,7 @@ SimSource source_from_open(const std::string& id, const std::string& result, con
   return source;
 }
 
-void absorb(State& s, const Roles& roles, const ToolCall& call, const std::string& result) {
+void absorb(State& s, const OfferedTools& roles, const ToolCall& call, const std::string& result) {
   json args = json::parse(call.arguments, nullptr, false);
   json doc = json::parse(result, nullptr, false);
   bool failed = doc.is_object() && doc.contains("error");
@@ -191,7 +173,7 @@ void absorb(State& s, const Roles& roles, const ToolCall& call, const std::strin
 // the conversation back tells them from calls the policy meant.
 constexpr std::string_view kRepeatPrefix = "simr_";
 
-State read_state(const ChatRequest& request, const Roles& roles) {
+State read_state(const ChatRequest& request, const OfferedTools& roles) {
   State s;
   std::size_t start = 0;
   for (std::size_t i = 0; i < request.messages.size(); ++i)
@@ -233,7 +215,7 @@ std::size_t overlap(const Candidate& c, const std::vector<std::string>& terms) {
       std::count_if(terms.begin(), terms.end(), [&](const std::string& t) { return text.find(t) != std::string::npos; }));
 }
 
-std::vector<Candidate> ranked(const State& s, const std::vector<std::string>& terms, const Roles& roles) {
+std::vector<Candidate> ranked(const State& s, const std::vector<std::string>& terms, const OfferedTools& roles) {
   std::vector<Candidate> list = s.candidates;
   if (!roles.search.empty()) return list;  // search results come ranked
   for (Candidate& c : list) c.score = static_cast<double>(overlap(c, terms));
@@ -263,8 +245,8 @@ class Reply {
   Message message_{Role::assistant, "", {}, {}, {}};
 };
 
-json concept_args(const Roles& roles, const std::string& id) {
-  return roles.path_style ? json{{"path", id}} : json{{"concept_id", id}};
+json concept_args(const OfferedTools& roles, const std::string& id) {
+  return json{{concept_key(roles.surface), id}};
 }
 
 std::string slug(const std::vector<std::string>& terms) {
@@ -307,15 +289,15 @@ bool repeat_call(Reply& reply, const State& s, const Plan& plan) {
   return true;
 }
 
-bool browse_first(Reply& reply, const State& s, const Roles& roles, const Plan& plan) {
+bool browse_first(Reply& reply, const State& s, const OfferedTools& roles, const Plan& plan) {
   if (!plan.browse_first || roles.search.empty() || roles.browse.empty() || s.browsed_root || s.searched) return false;
   reply.call(roles.browse, json::object());
   return true;
 }
 
-bool first_steps(Reply& reply, const State& s, const Roles& roles, const SimOptions& o, const Plan& plan) {
+bool first_steps(Reply& reply, const State& s, const OfferedTools& roles, const SimOptions& o, const Plan& plan) {
   if (!roles.search.empty() && !s.searched && plan.searches > 0) {
-    reply.call(roles.search, {{"query", s.question}, {roles.path_style ? "limit" : "k", o.search_k}});
+    reply.call(roles.search, {{"query", s.question}, {limit_key(roles.surface), o.search_k}});
     return true;
   }
   if (!roles.search.empty() || roles.browse.empty()) return false;
@@ -349,7 +331,7 @@ std::vector<Candidate> chosen_opens(const std::vector<Candidate>& list, const St
   return out;
 }
 
-bool open_candidates(Reply& reply, const State& s, const Roles& roles, const SimOptions& o,
+bool open_candidates(Reply& reply, const State& s, const OfferedTools& roles, const SimOptions& o,
                      const std::vector<std::string>& terms) {
   if (roles.open.empty()) return false;
   std::vector<Candidate> list = ranked(s, terms, roles);
@@ -400,22 +382,22 @@ std::string reformulated(const State& s, const SimOptions& o, const std::vector<
   return query.empty() ? s.question : query;
 }
 
-bool next_search(Reply& reply, const State& s, const Roles& roles, const SimOptions& o, const Plan& plan,
+bool next_search(Reply& reply, const State& s, const OfferedTools& roles, const SimOptions& o, const Plan& plan,
                  const std::vector<std::string>& terms) {
   if (roles.search.empty() || s.queries.empty() || s.queries.size() >= static_cast<std::size_t>(plan.searches))
     return false;
-  reply.call(roles.search, {{"query", reformulated(s, o, terms)}, {roles.path_style ? "limit" : "k", o.search_k}});
+  reply.call(roles.search, {{"query", reformulated(s, o, terms)}, {limit_key(roles.surface), o.search_k}});
   return true;
 }
 
-bool follow_links(Reply& reply, const State& s, const Roles& roles, const SimOptions& o, const Plan& plan,
+bool follow_links(Reply& reply, const State& s, const OfferedTools& roles, const SimOptions& o, const Plan& plan,
                   const std::vector<std::string>& terms) {
   if (o.follow_links == FollowLinks::no || !plan.follow || roles.follow.empty() || s.opened.empty()) return false;
   std::vector<std::string> missing = uncovered(s, terms);
   if (missing.empty()) return false;
   if (!s.followed) {
     json args = concept_args(roles, s.opened.front());
-    if (!roles.path_style) args["direction"] = "out";
+    if (roles.surface == Surface::grafito) args["direction"] = "out";
     reply.call(roles.follow, args);
     return true;
   }
@@ -433,7 +415,7 @@ bool follow_links(Reply& reply, const State& s, const Roles& roles, const SimOpt
   return false;
 }
 
-bool save_note(Reply& reply, const State& s, const Roles& roles, const std::vector<std::string>& terms,
+bool save_note(Reply& reply, const State& s, const OfferedTools& roles, const std::vector<std::string>& terms,
                const SimOptions& o, const retrieval::TokenCounter& counter) {
   if (roles.remember.empty() || s.remembered || !wants_note(s.question)) return false;
   reply.call(roles.remember, {{"concept_id", "notes/" + slug(terms)},
@@ -488,7 +470,7 @@ Message answer_from_context(const ContextPrompt& prompt, const SimOptions& o, co
 }  // namespace
 
 Message sim_decide(const ChatRequest& request, const SimOptions& options, const retrieval::TokenCounter& counter) {
-  Roles roles = roles_of(request.tools);
+  const OfferedTools roles = offered_tools(request.tools);
   State s = read_state(request, roles);
   if (ContextPrompt prompt; read_context_user_message(s.question, prompt))
     return answer_from_context(prompt, options, counter);

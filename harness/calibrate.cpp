@@ -160,21 +160,6 @@ void read_run_folder(const fs::path& dir, const std::string& model, Recordings& 
   }
 }
 
-struct Roles {
-  std::string search, open, follow, browse;
-};
-
-Roles roles_of(const std::vector<agents::ToolSpec>& tools) {
-  Roles r;
-  for (const auto& t : tools) {
-    if (t.name == "search" || t.name == "search_concepts") r.search = t.name;
-    if (t.name == "open" || t.name == "read_concept") r.open = t.name;
-    if (t.name == "follow" || t.name == "get_neighbors") r.follow = t.name;
-    if (t.name == "browse") r.browse = t.name;
-  }
-  return r;
-}
-
 std::string normalised(const std::string& arguments) {
   const json j = json::parse(arguments, nullptr, false);
   return j.is_discarded() ? arguments : j.dump();
@@ -410,7 +395,7 @@ Recordings read_recordings(const std::vector<fs::path>& paths, const std::string
 Observed observe(const std::string& question, const std::vector<agents::ToolSpec>& tools,
                  const std::vector<agents::Message>& after_question, const retrieval::TokenCounter& counter) {
   Observed o;
-  const Roles roles = roles_of(tools);
+  const agents::OfferedTools roles = agents::offered_tools(tools);
   const std::vector<std::string> terms = agents::question_terms(question);
   o.offered_follow = !roles.follow.empty();
   o.offered_browse = !roles.browse.empty() && !roles.search.empty();
@@ -464,7 +449,7 @@ Fit fit_profile(const std::vector<Recording>& fit_set, const std::vector<CallSam
   for (const Recording& r : fit_set) {
     all.push_back(observe(r.question, r.tools, r.after_question, counter));
     const Observed& o = all.back();
-    offered_search = offered_search || !roles_of(r.tools).search.empty();
+    offered_search = offered_search || !agents::offered_tools(r.tools).search.empty();
     searches.push_back(o.searches);
     opens.insert(opens.end(), o.opens_per_search.begin(), o.opens_per_search.end());
     dropped.insert(dropped.end(), o.dropped.begin(), o.dropped.end());
@@ -529,11 +514,8 @@ std::vector<CheckRow> check_profile(const agents::SimOptions& fitted, const std:
       }
     agents::ToolsOptions tools_options;
     std::vector<std::string> names;
-    for (const auto& t : r.tools) {
-      names.push_back(t.name);
-      if (t.name == "search_concepts" || t.name == "read_concept" || t.name == "get_neighbors")
-        tools_options.surface = agents::Surface::harnessx;
-    }
+    for (const auto& t : r.tools) names.push_back(t.name);
+    tools_options.surface = agents::offered_tools(r.tools).surface;
     tools_options.include = names;
     agents::BundleTools bundle_tools(*bundles[which], tools_options);
     ReplayTools tools(bundle_tools, r.tools);

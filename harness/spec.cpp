@@ -43,8 +43,13 @@ const std::set<std::string> kModelKeys = {"name", "label", "base_url", "api_key_
                                           "connect_timeout_seconds", "request_timeout_seconds",
                                           "trial_deadline_seconds", "max_output_tokens", "temperature", "price", "replay"};
 const std::set<std::string> kPriceKeys = {"input_per_mtok", "cached_input_per_mtok", "cache_write_per_mtok", "output_per_mtok"};
-const std::set<std::string> kTools = {"browse", "search", "open", "follow", "history", "remember",
-                                      "search_concepts", "read_concept", "get_neighbors"};
+std::set<std::string> every_tool() {
+  std::set<std::string> out;
+  for (agents::Surface s : {agents::Surface::grafito, agents::Surface::harnessx})
+    for (std::string& name : agents::surface_tools(s)) out.insert(std::move(name));
+  return out;
+}
+const std::set<std::string> kTools = every_tool();
 
 std::string join(const std::set<std::string>& items) {
   std::string out;

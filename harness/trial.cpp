@@ -103,7 +103,7 @@ class TrialTools : public agents::Toolbox {
       result = shared_.tools->call(name, arguments);
     }
     ms_ += ms_since(start);
-    if (result.error.empty() && (name == "search" || name == "search_concepts")) note_hits(result.content);
+    if (result.error.empty() && agents::tool_role(name) == agents::ToolRole::search) note_hits(result.content);
     return result;
   }
   const std::vector<std::string>& retrieved() const { return retrieved_; }

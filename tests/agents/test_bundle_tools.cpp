@@ -393,6 +393,38 @@ TEST(BundleTools, ToolListsMapBetweenSurfaces) {
   EXPECT_EQ(missing, (std::vector<std::string>{"browse", "remember"}));
 }
 
+TEST(BundleTools, EveryToolNameHasOneRoleAndOneSurface) {
+  EXPECT_EQ(tool_role("search"), ToolRole::search);
+  EXPECT_EQ(tool_role("search_concepts"), ToolRole::search);
+  EXPECT_EQ(tool_role("read_concept"), ToolRole::open);
+  EXPECT_EQ(tool_role("get_neighbors"), ToolRole::follow);
+  EXPECT_EQ(tool_role("history"), ToolRole::history);
+  EXPECT_EQ(tool_role("Search"), ToolRole::none);
+  EXPECT_EQ(tool_role("read"), ToolRole::none);
+  EXPECT_EQ(surface_of("get_neighbors"), Surface::harnessx);
+  EXPECT_EQ(surface_of("follow"), Surface::grafito);
+  EXPECT_STREQ(concept_key(Surface::harnessx), "path");
+  EXPECT_STREQ(limit_key(Surface::grafito), "k");
+  for (Surface s : {Surface::grafito, Surface::harnessx})
+    for (const std::string& name : surface_tools(s)) {
+      EXPECT_NE(tool_role(name), ToolRole::none) << name;
+      EXPECT_EQ(surface_of(name), s) << name;
+    }
+}
+
+TEST(BundleTools, OfferedToolsSayWhichToolPlaysWhichPart) {
+  const OfferedTools harnessx = offered_tools({{"read_concept", "", "{}"}, {"get_neighbors", "", "{}"}, {"other", "", "{}"}});
+  EXPECT_EQ(harnessx.surface, Surface::harnessx);
+  EXPECT_EQ(harnessx.open, "read_concept");
+  EXPECT_EQ(harnessx.follow, "get_neighbors");
+  EXPECT_EQ(harnessx.search, "");
+  const OfferedTools grafito = offered_tools({{"browse", "", "{}"}, {"remember", "", "{}"}});
+  EXPECT_EQ(grafito.surface, Surface::grafito);
+  EXPECT_EQ(grafito.browse, "browse");
+  EXPECT_EQ(grafito.remember, "remember");
+  EXPECT_EQ(grafito.open, "");
+}
+
 TEST(BundleTools, AttestedComputationContractsInOpenAndReadConcept) {
   const fs::path sales = test::source_dir() / "tests/data/kb/sales";
   ToolsOptions harnessx;
