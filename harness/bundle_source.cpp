@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
 #include "retrieval/error.hpp"
@@ -42,6 +44,34 @@ BundleSourceFolder BundleSourceFolder::open(const std::string& where, const GitF
   out.checkout_.emplace(GitCheckout::open(*git, flags.options()));
   out.root_ = out.checkout_->root();
   out.name_ = git->default_name();
+  return out;
+}
+
+std::vector<retrieval::NamedBundle> SourceBundles::named() const {
+  std::vector<retrieval::NamedBundle> out;
+  for (std::size_t i = 0; i < bundles.size(); ++i) out.push_back({names[i], bundles[i].get()});
+  return out;
+}
+
+SourceBundles load_sources(const std::vector<std::string>& wheres, const GitFlags& flags,
+                           const retrieval::LoadOptions& load) {
+  if (wheres.size() > 1 && (!flags.ref.empty() || !flags.subdir.empty()))
+    throw UsageError("--git-ref and --git-subdir apply to one bundle; with several, write each git source as "
+                     "URL#REF:SUBDIR");
+  SourceBundles out;
+  for (std::size_t i = 0; i < wheres.size(); ++i) {
+    const BundleSourceFolder source = BundleSourceFolder::open(wheres[i], flags);
+    const auto twin = std::find(out.names.begin(), out.names.end(), source.name());
+    if (twin != out.names.end())
+      throw UsageError(fmt::format("two bundles are named '{}' ({} and {}): a bundle is named after its folder, the "
+                                   "last part of its git subdirectory or its repository; load one from a folder "
+                                   "with another name",
+                                   source.name(), wheres[static_cast<std::size_t>(twin - out.names.begin())], wheres[i]));
+    if (!fs::is_directory(source.root()))
+      throw InputError(wheres[i] + " is not a directory: pass the root of an OKF bundle or a git URL");
+    out.bundles.push_back(std::make_unique<retrieval::Bundle>(retrieval::Bundle::load(source.root(), load)));
+    out.names.push_back(source.name());
+  }
   return out;
 }
 

@@ -3,10 +3,14 @@
 // (harness/git_source.hpp) with the flags every bundle-taking command has:
 //   --git-ref REF  --git-subdir DIR  --refresh  --git-timeout SECONDS  --git-cache DIR
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "harness/git_source.hpp"
+#include "retrieval/bundle.hpp"
+#include "retrieval/search.hpp"
 
 namespace CLI {
 class App;
@@ -44,6 +48,20 @@ class BundleSourceFolder {
   std::string name_;
   std::optional<GitCheckout> checkout_;
 };
+
+// Bundles loaded from several sources at once, in the order given.
+struct SourceBundles {
+  std::vector<std::unique_ptr<retrieval::Bundle>> bundles;  // addresses stay put
+  std::vector<std::string> names;                           // as BundleSourceFolder::name() says
+  std::vector<retrieval::NamedBundle> named() const;
+};
+
+// Opens and loads each of `wheres` with `load`, each checkout's lock held
+// while it loads. UsageError when --git-ref or --git-subdir is given with
+// several sources (write each as URL#REF:SUBDIR) or when two bundles get
+// one name; InputError from a source or when one is not a directory.
+SourceBundles load_sources(const std::vector<std::string>& wheres, const GitFlags& flags,
+                           const retrieval::LoadOptions& load);
 
 // The folder name of a local bundle path ("a/b/" -> "b"; "." -> the current folder's name).
 std::string folder_name(const std::filesystem::path& path);

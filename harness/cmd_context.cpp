@@ -1,5 +1,6 @@
 // okfbench context: the one-shot path. Search a bundle, expand along links,
-// pack into a token budget, print the pack and a footer.
+// pack into a token budget, print the pack and a footer. Several bundles are
+// searched as one index (retrieval/context.hpp); blocks name their bundle.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -22,6 +23,7 @@ namespace okfbench::retrieval {
 void to_json(nlohmann::json& j, const PackEntry& c) {
   j = {{"id", c.id}, {"reason", to_string(c.reason)}, {"score", c.score}, {"tokens", c.tokens},
        {"truncated", c.truncated}};
+  if (!c.bundle.empty()) j["bundle"] = c.bundle;
   if (c.reason == PackReason::via) {
     j["relation"] = c.relation;
     j["from"] = c.from;
@@ -31,6 +33,7 @@ void to_json(nlohmann::json& j, const PackEntry& c) {
 
 void to_json(nlohmann::json& j, const PackCitation& c) {
   j = {{"concept_id", c.concept_id}, {"label", c.label}, {"text", c.text}};
+  if (!c.bundle.empty()) j["bundle"] = c.bundle;
 }
 
 void to_json(nlohmann::json& j, const ContextPack& p) {
@@ -52,8 +55,7 @@ namespace okfbench::cli {
 namespace {
 
 struct ContextArgs {
-  std::string bundle;
-  std::string query;
+  std::vector<std::string> inputs;  // BUNDLE... QUERY
   std::string strategy = "grafito";
   std::string encoding = "o200k_base";
   std::string profile = "okf";
@@ -81,18 +83,21 @@ int run_context(ContextArgs args) {
   if (!profile) throw UsageError(fmt::format("unknown --profile \"{}\": use okf or repo", args.profile));
   retrieval::LoadOptions load;
   load.profile = *profile;
-  const retrieval::Bundle bundle = [&] {
-    const harness::BundleSourceFolder source = harness::BundleSourceFolder::open(args.bundle, args.git);
-    return retrieval::Bundle::load(source.root(), load);
-  }();
-  const retrieval::SearchIndex index = retrieval::SearchIndex::build(bundle);
-  std::unique_ptr<HybridRanking> ranking = make_retrieval(bundle, args.retrieval);
+  const std::vector<std::string> wheres(args.inputs.begin(), args.inputs.end() - 1);
+  const std::string& query = args.inputs.back();
+  if (wheres.size() > 1 && args.retrieval.method != "bm25f")
+    throw UsageError(fmt::format("--retrieval {} takes one bundle; several bundles are searched with bm25f",
+                                 args.retrieval.method));
+  const harness::SourceBundles loaded = harness::load_sources(wheres, args.git, load);
+  const std::vector<retrieval::NamedBundle> named = loaded.named();
+  const retrieval::SearchIndex index = retrieval::SearchIndex::build(named);
+  std::unique_ptr<HybridRanking> ranking = make_retrieval(*loaded.bundles.front(), args.retrieval);
   std::optional<retrieval::Retriever> retriever;
   if (ranking) args.options.retriever = &retriever.emplace(ranking->retriever(index));
   args.options.counter = counter.get();
   args.options.strategy = args.strategy == "weaver" ? retrieval::PackStrategy::weaver : retrieval::PackStrategy::grafito;
   args.options.citations = args.no_citations ? retrieval::Citations::omit : retrieval::Citations::include;
-  const retrieval::ContextPack pack = retrieval::pack_context(bundle, index, args.query, args.options);
+  const retrieval::ContextPack pack = retrieval::pack_context(named, index, query, args.options);
   if (args.json) {
     std::printf("%s\n", json_text(nlohmann::json(pack), 2).c_str());
     return 0;
@@ -107,8 +112,11 @@ int run_context(ContextArgs args) {
 void add_context_command(CLI::App& app, Action& action) {
   auto args = std::make_shared<ContextArgs>();
   CLI::App* cmd = app.add_subcommand("context", "Pack the concepts relevant to a query into a token budget (one shot)");
-  cmd->add_option("bundle", args->bundle, "Bundle folder or git URL")->required();
-  cmd->add_option("query", args->query, "The question or search terms")->required();
+  cmd->add_option("bundle... query", args->inputs,
+                  "Bundle folders or git URLs (several are searched as one index; blocks name their bundle), then "
+                  "the question or search terms")
+      ->required()
+      ->expected(2, -1);
   cmd->add_option("--budget", args->options.budget_tokens, "Token budget of the pack")
       ->capture_default_str()
       ->check(number_in(harness::limits::budget_tokens));

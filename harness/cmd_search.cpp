@@ -1,5 +1,7 @@
-// okfbench search BUNDLE "query": ranked concepts of a bundle, as the agent's
+// okfbench search BUNDLE... "query": ranked concepts of a bundle, as the agent's
 // search tool sees them (id, title, description, score; never the body).
+// Several bundles are searched as one combined index with shared statistics
+// (retrieval/search.hpp), and every hit names its bundle.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -7,10 +9,12 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "harness/bundle_source.hpp"
 #include "harness/commands.hpp"
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
 #include "harness/search_flags.hpp"
+#include "retrieval/error.hpp"
 #include "retrieval/json_text.hpp"
 #include "retrieval/search.hpp"
 
@@ -18,8 +22,7 @@ namespace okfbench::cli {
 namespace {
 
 struct SearchArgs {
-  std::string bundle;
-  std::string query;
+  std::vector<std::string> inputs;  // BUNDLE... QUERY
   std::size_t k = 5;
   std::string type;
   std::vector<std::string> tags;
@@ -31,6 +34,7 @@ struct SearchArgs {
 
 nlohmann::ordered_json hit_json(const retrieval::Hit& hit, std::size_t rank) {
   nlohmann::ordered_json out = {{"rank", rank}, {"id", hit.id}, {"score", hit.score}};
+  if (!hit.bundle.empty()) out["bundle"] = hit.bundle;
   if (const retrieval::Concept* c = hit.concept_ptr) {
     out["title"] = c->title;
     out["description"] = c->description;
@@ -46,36 +50,60 @@ void print_hits(const std::vector<retrieval::Hit>& hits) {
   }
   for (std::size_t i = 0; i < hits.size(); ++i) {
     const retrieval::Concept* c = hits[i].concept_ptr;
-    std::string line = fmt::format("{:>3}  {:8.4f}  {}", i + 1, hits[i].score, hits[i].id);
+    std::string line = fmt::format("{:>3}  {:8.4f}  ", i + 1, hits[i].score);
+    if (!hits[i].bundle.empty()) line += fmt::format("[{}] ", hits[i].bundle);
+    line += hits[i].id;
     if (c && !c->title.empty()) line += "  " + c->title;
     if (c && !c->description.empty()) line += " - " + c->description;
     std::printf("%s\n", line.c_str());
   }
 }
 
-int run_search(const SearchArgs& args) {
-  retrieval::IndexConfig config = args.flags.config();
-  retrieval::Bundle bundle = load_bundle_for_search(args.bundle, args.flags);
-  retrieval::SearchIndex index = retrieval::SearchIndex::build(bundle, config);
-  retrieval::SearchOptions options;
-  options.limit = args.k;
-  options.type = args.type;
-  options.tags = args.tags;
-  options.layer = args.layer;
-  options.usage_tag = args.usage_tag;
-  std::unique_ptr<HybridRanking> hybrid = make_hybrid(bundle, args.flags);
-  std::vector<retrieval::Hit> hits = hybrid ? hybrid->search(index, args.query, options) : index.search(args.query, options);
-  if (!args.json) {
-    print_hits(hits);
-    return 0;
-  }
-  nlohmann::ordered_json out = {{"query", args.query}};
+void print_json(const SearchArgs& args, const std::vector<retrieval::Hit>& hits, const HybridRanking* hybrid) {
+  nlohmann::ordered_json out = {{"query", args.inputs.back()}};
   if (hybrid) out["hybrid"] = {{"embedding_model", hybrid->model()}, {"rrf_k", args.flags.hybrid.rrf_k}};
   if (hybrid && !hybrid->reranker().empty())
     out["rerank"] = {{"model", hybrid->reranker()}, {"depth", args.flags.hybrid.rerank_depth}};
   out["hits"] = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < hits.size(); ++i) out["hits"].push_back(hit_json(hits[i], i + 1));
   std::printf("%s\n", json_text(out, 2).c_str());
+}
+
+retrieval::SearchOptions search_options(const SearchArgs& args) {
+  retrieval::SearchOptions options;
+  options.limit = args.k;
+  options.type = args.type;
+  options.tags = args.tags;
+  options.layer = args.layer;
+  options.usage_tag = args.usage_tag;
+  return options;
+}
+
+// Several bundles: one combined BM25F index; hybrid search embeds one bundle.
+int search_several(const SearchArgs& args, const std::vector<std::string>& wheres) {
+  if (!args.flags.hybrid.model.empty() || !args.flags.hybrid.rerank.empty())
+    throw UsageError("--hybrid and --rerank search one bundle; several bundles are searched with BM25F");
+  const harness::SourceBundles loaded = harness::load_sources(wheres, args.flags.git, args.flags.load_options());
+  for (std::size_t i = 0; i < loaded.bundles.size(); ++i) warn_skipped(*loaded.bundles[i], wheres[i]);
+  const retrieval::SearchIndex index = retrieval::SearchIndex::build(loaded.named(), args.flags.config());
+  const std::vector<retrieval::Hit> hits = index.search(args.inputs.back(), search_options(args));
+  if (args.json) print_json(args, hits, nullptr);
+  else print_hits(hits);
+  return 0;
+}
+
+int run_search(const SearchArgs& args) {
+  const std::vector<std::string> wheres(args.inputs.begin(), args.inputs.end() - 1);
+  if (wheres.size() > 1) return search_several(args, wheres);
+  retrieval::IndexConfig config = args.flags.config();
+  retrieval::Bundle bundle = load_bundle_for_search(wheres.front(), args.flags);
+  retrieval::SearchIndex index = retrieval::SearchIndex::build(bundle, config);
+  const retrieval::SearchOptions options = search_options(args);
+  const std::string& query = args.inputs.back();
+  std::unique_ptr<HybridRanking> hybrid = make_hybrid(bundle, args.flags);
+  std::vector<retrieval::Hit> hits = hybrid ? hybrid->search(index, query, options) : index.search(query, options);
+  if (args.json) print_json(args, hits, hybrid.get());
+  else print_hits(hits);
   return 0;
 }
 
@@ -84,15 +112,19 @@ int run_search(const SearchArgs& args) {
 void add_search_command(CLI::App& app, Action& action) {
   auto args = std::make_shared<SearchArgs>();
   CLI::App* cmd = app.add_subcommand("search", "Rank a bundle's concepts for a query (BM25F, or BM25 with --flat)");
-  cmd->add_option("bundle", args->bundle, "Bundle folder or git URL")->required();
-  cmd->add_option("query", args->query, "Query text")->required();
+  cmd->add_option("bundle... query", args->inputs,
+                  "Bundle folders or git URLs (several are searched as one index; hits name their bundle), then "
+                  "the query text")
+      ->required()
+      ->expected(2, -1);
   cmd->add_option("--k", args->k, "Number of hits, 1..1000")->check(number_in(harness::limits::search_k))->capture_default_str();
   cmd->add_option("--type", args->type, "Only concepts of this type (case-insensitive)");
   cmd->add_option("--tag", args->tags, "Only concepts with this tag (repeatable; all must match)");
   cmd->add_option("--layer", args->layer, "Only concepts in this top-level directory");
   cmd->add_option("--usage-tag", args->usage_tag,
                   "Only concepts with this usage tag (debugging, onboarding, ...; retrieval/README.md)");
-  cmd->add_flag("--json", args->json, "Print {query, hits: [{rank, id, score, title, description, type}]}");
+  cmd->add_flag("--json", args->json,
+                "Print {query, hits: [{rank, id, score, title, description, type}]} (bundle too with several)");
   add_search_flags(*cmd, args->flags);
   cmd->callback([args, &action] { action = [args] { return run_search(*args); }; });
 }

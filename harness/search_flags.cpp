@@ -135,13 +135,17 @@ retrieval::Bundle load_bundle_for_search(const std::string& path, const SearchFl
     throw InputError(path + " is not a directory: pass the root of an OKF bundle or a git URL");
   }
   retrieval::Bundle bundle = retrieval::Bundle::load(source.root(), flags.load_options());
+  warn_skipped(bundle, path);
+  return bundle;
+}
+
+void warn_skipped(const retrieval::Bundle& bundle, const std::string& path) {
   std::size_t errors = 0;
   for (const auto& d : bundle.diagnostics()) errors += d.severity == retrieval::Severity::error ? 1 : 0;
   if (errors > 0) {
     std::fprintf(stderr, "okfbench: %zu file(s) of %s skipped with errors (okfbench validate lists them)\n", errors,
                  path.c_str());
   }
-  return bundle;
 }
 
 }  // namespace okfbench::cli

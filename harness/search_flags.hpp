@@ -94,5 +94,7 @@ std::unique_ptr<HybridRanking> make_retrieval(const retrieval::Bundle& bundle, R
 // when `path` is neither a directory nor a git source.
 // Reports the number of error diagnostics on stderr (they do not stop search).
 retrieval::Bundle load_bundle_for_search(const std::string& path, const SearchFlags& flags);
+// The stderr line that says how many files of `path` were skipped with errors.
+void warn_skipped(const retrieval::Bundle& bundle, const std::string& path);
 
 }  // namespace okfbench::cli

@@ -47,6 +47,7 @@ std::string reason_text(const PackEntry& meta) {
 std::string render_block(const Concept& c, const PackEntry& meta, Citations citations) {
   std::string block = "### " + one_line(c.title.empty() ? c.id : c.title) + "\n";
   block += "id: " + c.id;
+  if (!meta.bundle.empty()) block += " | bundle: " + meta.bundle;
   if (!c.type.empty()) block += " | type: " + one_line(c.type);
   if (c.status != Status::stable) block += " | status: " + std::string(to_string(c.status));
   block += " | " + reason_text(meta) + "\n";
@@ -165,35 +166,56 @@ std::string truncate_block(const TokenCounter& counter, const std::string& block
 struct Candidate {
   const Concept* concept_ptr;
   PackEntry meta;
+  const Bundle* owner = nullptr;  // the bundle the concept belongs to
 };
 
-std::vector<Candidate> grafito_candidates(const Bundle& bundle, const SearchIndex& index, std::string_view query,
-                                          const ContextOptions& options) {
+// The bundle a hit or entry names ("" with one bundle).
+const NamedBundle* owner_of(std::span<const NamedBundle> bundles, std::string_view name) {
+  if (bundles.size() == 1) return &bundles.front();
+  for (const NamedBundle& b : bundles)
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
+// The name entries carry: "" when there is one bundle.
+std::string entry_bundle(std::span<const NamedBundle> bundles, const NamedBundle& owner) {
+  return bundles.size() > 1 ? owner.name : std::string();
+}
+
+std::vector<Candidate> grafito_candidates(std::span<const NamedBundle> bundles, const SearchIndex& index,
+                                          std::string_view query, const ContextOptions& options) {
   SearchOptions search = options.filters;
   search.limit = options.k;
   std::vector<Candidate> out;
-  std::unordered_set<std::string> seen;
+  std::unordered_set<std::string> seen;  // entry bundle + '\0' + id
   const std::vector<Hit> hits = options.retriever ? options.retriever->search(query, search) : index.search(query, search);
   for (const Hit& hit : hits) {
-    const Concept* c = hit.concept_ptr ? hit.concept_ptr : bundle.find(hit.id);
-    if (!c || !seen.insert(c->id).second) continue;
+    const NamedBundle* owner = owner_of(bundles, hit.bundle);
+    if (!owner) continue;
+    const Concept* c = hit.concept_ptr ? hit.concept_ptr : owner->bundle->find(hit.id);
+    if (!c) continue;
     PackEntry meta;
     meta.id = c->id;
+    meta.bundle = entry_bundle(bundles, *owner);
+    if (!seen.insert(meta.bundle + '\0' + c->id).second) continue;
     meta.score = hit.score;
-    out.push_back({c, meta});
+    out.push_back({c, meta, owner->bundle});
   }
   const std::size_t seeds = out.size();
   for (std::size_t i = 0; i < seeds && options.expand_hops > 0; ++i) {
+    const Bundle& bundle = *out[i].owner;
+    const std::string name = out[i].meta.bundle;
     for (const Neighbor& n : bundle.neighbors(out[i].meta.id, Direction::out, options.relation, options.expand_hops)) {
       const Concept* c = bundle.find(n.id);
-      if (!c || !seen.insert(c->id).second) continue;
+      if (!c || !seen.insert(name + '\0' + c->id).second) continue;
       PackEntry meta;
       meta.id = c->id;
+      meta.bundle = name;
       meta.reason = PackReason::via;
       meta.relation = n.relation;
       meta.from = n.from;
       meta.hops = n.hops;
-      out.push_back({c, meta});
+      out.push_back({c, meta, &bundle});
     }
   }
   return out;
@@ -300,23 +322,27 @@ bool has_usage(const Concept& c, std::string_view tag) {
   return std::find(usage.begin(), usage.end(), fold_case(tag)) != usage.end();
 }
 
-void pack_weaver(const Bundle& bundle, std::string_view query, const ContextOptions& options,
+void pack_weaver(std::span<const NamedBundle> bundles, std::string_view query, const ContextOptions& options,
                  const TokenCounter& counter, ContextPack& pack) {
   const auto query_words = word_set(query);
   std::vector<Candidate> ranked;
-  for (const Concept& c : bundle.concepts()) {
-    if (!options.now.empty() && c.is_stale(options.now)) continue;
-    if (!has_usage(c, options.filters.usage_tag)) continue;
-    std::string tags;
-    for (const auto& t : c.tags) tags += (tags.empty() ? "" : " ") + t;
-    const WordSet words = united(united(word_set(c.body), word_set(c.title)), word_set(tags));
-    PackEntry meta;
-    meta.id = c.id;
-    meta.score = (query_words.empty() ? 0.0 : jaccard(query_words, words)) + confidence_of(c);
-    ranked.push_back({&c, meta});
+  for (const NamedBundle& owner : bundles) {
+    for (const Concept& c : owner.bundle->concepts()) {
+      if (!options.now.empty() && c.is_stale(options.now)) continue;
+      if (!has_usage(c, options.filters.usage_tag)) continue;
+      std::string tags;
+      for (const auto& t : c.tags) tags += (tags.empty() ? "" : " ") + t;
+      const WordSet words = united(united(word_set(c.body), word_set(c.title)), word_set(tags));
+      PackEntry meta;
+      meta.id = c.id;
+      meta.bundle = entry_bundle(bundles, owner);
+      meta.score = (query_words.empty() ? 0.0 : jaccard(query_words, words)) + confidence_of(c);
+      ranked.push_back({&c, meta, owner.bundle});
+    }
   }
   std::stable_sort(ranked.begin(), ranked.end(), [](const Candidate& a, const Candidate& b) {
-    return a.meta.score != b.meta.score ? a.meta.score > b.meta.score : a.meta.id < b.meta.id;
+    if (a.meta.score != b.meta.score) return a.meta.score > b.meta.score;
+    return a.meta.id != b.meta.id ? a.meta.id < b.meta.id : a.meta.bundle < b.meta.bundle;
   });
   if (options.k > 0 && ranked.size() > options.k) ranked.resize(options.k);
   std::size_t remaining = options.budget_tokens;
@@ -386,7 +412,18 @@ std::string_view to_string(PackReason reason) { return reason == PackReason::via
 
 ContextPack pack_context(const Bundle& bundle, const SearchIndex& index, std::string_view query,
                          const ContextOptions& options) {
+  const NamedBundle one[] = {{"", &bundle}};
+  return pack_context(one, index, query, options);
+}
+
+ContextPack pack_context(std::span<const NamedBundle> bundles, const SearchIndex& index, std::string_view query,
+                         const ContextOptions& options) {
   if (options.budget_tokens == 0) throw UsageError("budget_tokens must be at least 1");
+  if (bundles.empty()) throw UsageError("context: no bundle to pack from");
+  if (bundles.size() > 1) {
+    check_bundle_names(bundles);
+    if (options.retriever) throw UsageError("a retrieval method other than bm25f takes one bundle, not several");
+  }
   static const HeuristicCounter heuristic;
   const TokenCounter& counter = options.counter ? *options.counter : heuristic;
   ContextPack pack;
@@ -394,16 +431,16 @@ ContextPack pack_context(const Bundle& bundle, const SearchIndex& index, std::st
   pack.counter = counter.name();
   pack.strategy = options.strategy;
   if (options.strategy == PackStrategy::weaver) {
-    pack_weaver(bundle, query, options, counter, pack);
+    pack_weaver(bundles, query, options, counter, pack);
   } else {
-    pack_grafito(grafito_candidates(bundle, index, query, options), options, counter, pack);
+    pack_grafito(grafito_candidates(bundles, index, query, options), options, counter, pack);
   }
   pack.tokens = counter.count(pack.text);
   pack.over_budget = pack.tokens > pack.budget_tokens;
   for (const PackEntry& packed : pack.concepts) {
     if (options.citations == Citations::omit) break;
-    for (const auto& citation : bundle.find(packed.id)->citations) {
-      pack.citations.push_back({packed.id, citation.label, citation.text});
+    for (const auto& citation : owner_of(bundles, packed.bundle)->bundle->find(packed.id)->citations) {
+      pack.citations.push_back({packed.id, citation.label, citation.text, packed.bundle});
     }
   }
   return pack;

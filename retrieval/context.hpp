@@ -27,7 +27,7 @@
 // Block format (one block per concept, blocks separated by one blank line):
 //
 //   ### <title>
-//   id: <id> | type: <type>[ | status: draft][ | seed, score <s>| via <RELATION> from <id>]
+//   id: <id>[ | bundle: <name>] | type: <type>[ | status: draft][ | seed, score <s>| via <RELATION> from <id>]
 //   <description, when present>
 //
 //   <body, trimmed>
@@ -35,9 +35,16 @@
 //   Citations:                      (include_citations, when the concept has any)
 //   - <label>: <text>
 //
+// Several bundles (the NamedBundle overload): the seeds come from one index
+// over all of them (SearchIndex::build(span<const NamedBundle>), shared
+// statistics), each seed expands along links inside its own bundle, and
+// every block and entry names its bundle. weaver scores every live concept
+// of every bundle, ties by id, then bundle.
+//
 // A cut block ends with "\n[truncated: <shown> of <total> tokens shown]" (the
 // marker itself is dropped only when the budget is too small to hold it).
 #include <cstddef>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -80,12 +87,14 @@ struct PackEntry {
   double score = 0.0;    // seed: search (grafito) or weaver score
   std::size_t tokens = 0;  // tokens of its block as packed (weaver: the seed's body-only cost)
   bool truncated = false;  // the block was cut to fit
+  std::string bundle;      // several bundles: the concept's bundle; else ""
 };
 
 struct PackCitation {
   std::string concept_id;
   std::string label;
   std::string text;
+  std::string bundle;  // as PackEntry::bundle
 };
 
 struct ContextPack {
@@ -103,6 +112,11 @@ struct ContextPack {
 
 // Throws UsageError when budget_tokens is 0. No hits gives an empty pack.
 ContextPack pack_context(const Bundle& bundle, const SearchIndex& index, std::string_view query,
+                         const ContextOptions& options);
+// Over several bundles: `index` is built from the same `bundles`, in any
+// order. UsageError as check_bundle_names says, or when options.retriever is
+// set (a retrieval method other than BM25F takes one bundle).
+ContextPack pack_context(std::span<const NamedBundle> bundles, const SearchIndex& index, std::string_view query,
                          const ContextOptions& options);
 
 std::string_view to_string(PackStrategy strategy);

@@ -87,7 +87,7 @@ std::vector<Hit> DenseIndex::rank(const std::vector<float>& query, const std::ve
     const float* v = vectors_.data() + static_cast<std::size_t>(row - ids_.begin()) * dimension_;
     float dot = 0.0f;
     for (std::size_t d = 0; d < dimension_; ++d) dot += q[d] * v[d];
-    hits.push_back({candidate.concept_ptr, dot, candidate.id});
+    hits.push_back({candidate.concept_ptr, dot, candidate.id, candidate.bundle});
   }
   std::size_t keep = std::min(limit, hits.size());
   std::partial_sort(hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(keep), hits.end(), better);
@@ -115,7 +115,7 @@ std::vector<Hit> hybrid_search(const SearchIndex& lexical, const DenseIndex& den
   for (const RankedId& fused : reciprocal_rank_fusion(rankings, options.search.limit, options.rrf_k)) {
     auto it = std::lower_bound(candidates.begin(), candidates.end(), fused.id,
                                [](const Hit& h, const std::string& id) { return h.id < id; });
-    hits.push_back({it->concept_ptr, fused.score, it->id});  // every fused id is a candidate
+    hits.push_back({it->concept_ptr, fused.score, it->id, it->bundle});  // every fused id is a candidate
   }
   return hits;
 }

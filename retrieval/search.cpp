@@ -195,7 +195,9 @@ namespace {
 struct IndexData {
   IndexConfig config;
   Analyzer analyzer;
-  std::vector<std::string> ids;  // doc number -> id, ascending
+  // doc number -> key, ascending: the id, or for a document of a named
+  // bundle id + '\0' + bundle, so that ties go by id, then bundle.
+  std::vector<std::string> ids;
   std::vector<const Concept*> concepts;
   std::vector<float> multiplier;
   std::vector<std::uint32_t> type;
@@ -440,6 +442,34 @@ struct Scored {
   std::uint32_t doc;
 };
 
+// The id and the bundle name of a document key (IndexData::ids).
+std::string_view id_of(std::string_view key) { return key.substr(0, key.find('\0')); }
+std::string_view bundle_of(std::string_view key) {
+  const auto cut = key.find('\0');
+  return cut == std::string_view::npos ? std::string_view() : key.substr(cut + 1);
+}
+
+// '\0' sorts before every other character, so keys in byte order are
+// ordered by id, then bundle.
+std::vector<std::string> document_keys(std::span<const Document> documents) {
+  std::vector<std::string> keys;
+  keys.reserve(documents.size());
+  for (const Document& doc : documents) {
+    std::string key(doc.id);
+    if (!doc.bundle.empty()) (key += '\0') += doc.bundle;
+    keys.push_back(std::move(key));
+  }
+  return keys;
+}
+
+// The positions of `keys` in ascending key order: the document numbers.
+std::vector<std::size_t> key_order(const std::vector<std::string>& keys) {
+  std::vector<std::size_t> order(keys.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
+  return order;
+}
+
 // "a ranks before b": higher score, then lower doc number (= smaller id).
 bool ranks_before(const Scored& a, const Scored& b) {
   return a.score > b.score || (a.score == b.score && a.doc < b.doc);
@@ -459,39 +489,61 @@ SearchIndex::~SearchIndex() = default;
 SearchIndex SearchIndex::build(const Bundle& bundle) { return build(bundle, IndexConfig{}); }
 
 SearchIndex SearchIndex::build(const Bundle& bundle, const IndexConfig& config) {
+  const NamedBundle one[] = {{"", &bundle}};
+  return build(one, config);
+}
+
+void check_bundle_names(std::span<const NamedBundle> bundles) {
+  for (std::size_t i = 0; i < bundles.size(); ++i) {
+    if (bundles[i].name.empty() && bundles.size() > 1)
+      throw UsageError("the bundle at " + bundles[i].bundle->root().string() + " has an empty name");
+    for (std::size_t j = 0; j < i; ++j)
+      if (bundles[j].name == bundles[i].name)
+        throw UsageError("two bundles are named '" + bundles[i].name + "' (" + bundles[j].bundle->root().string() +
+                         " and " + bundles[i].bundle->root().string() + "): give each bundle its own name");
+  }
+}
+
+SearchIndex SearchIndex::build(std::span<const NamedBundle> bundles, const IndexConfig& config) {
+  check_bundle_names(bundles);
+  const bool named = bundles.size() > 1;
+  std::size_t total = 0;
+  for (const NamedBundle& b : bundles) total += b.bundle->concepts().size();
   std::vector<Document> docs;
   std::vector<const Concept*> sources;
   std::vector<std::vector<std::string>> usage;
-  usage.reserve(bundle.concepts().size());  // the documents' spans point into it
-  for (const Concept& c : bundle.concepts()) {
-    if (is_reserved(c.id)) continue;
-    usage.push_back(classify_usage(c));
-    docs.push_back({c.id, c.title, c.description, c.body, c.tags, c.type, c.layer, c.status, usage.back()});
-    sources.push_back(&c);
-  }
+  usage.reserve(total);  // the documents' spans point into it
+  for (const NamedBundle& b : bundles)
+    for (const Concept& c : b.bundle->concepts()) {
+      if (is_reserved(c.id)) continue;
+      usage.push_back(classify_usage(c));
+      docs.push_back({c.id, c.title, c.description, c.body, c.tags, c.type, c.layer, c.status, usage.back(),
+                      named ? std::string_view(b.name) : std::string_view()});
+      sources.push_back(&c);
+    }
   SearchIndex index = build(docs, config);
-  // build() orders documents by id; map each back to its concept.
-  std::vector<std::size_t> order(docs.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return docs[a].id < docs[b].id; });
+  // build() numbers documents in key order; map each back to its concept.
+  const std::vector<std::size_t> order = key_order(document_keys(docs));
   for (std::size_t i = 0; i < order.size(); ++i) index.impl_->concepts[i] = sources[order[i]];
   return index;
 }
 
 SearchIndex SearchIndex::build(std::span<const Document> documents, const IndexConfig& config) {
   validate(config);
-  std::vector<std::size_t> order(documents.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return documents[a].id < documents[b].id; });
+  std::vector<std::string> keys = document_keys(documents);
+  const std::vector<std::size_t> order = key_order(keys);
   SearchIndex index;
   index.impl_ = std::make_unique<Impl>(config);
   Impl& impl = *index.impl_;
   for (std::size_t i = 0; i < order.size(); ++i) {
     const Document& doc = documents[order[i]];
     if (doc.id.empty()) throw InputError("search: a document has an empty id");
-    if (i > 0 && doc.id == impl.ids.back()) throw InputError("search: duplicate document id '" + std::string(doc.id) + "'");
-    impl.ids.emplace_back(doc.id);
+    if (doc.id.find('\0') != std::string_view::npos || doc.bundle.find('\0') != std::string_view::npos)
+      throw InputError("search: a document id or bundle name holds a NUL character");
+    if (i > 0 && keys[order[i]] == impl.ids.back())
+      throw InputError("search: duplicate document id '" + std::string(doc.id) + "'" +
+                       (doc.bundle.empty() ? std::string() : " in bundle '" + std::string(doc.bundle) + "'"));
+    impl.ids.push_back(std::move(keys[order[i]]));
     impl.multiplier.push_back(static_cast<float>(status_multiplier(doc.status)));
     add_filters(impl, doc);
   }
@@ -531,7 +583,8 @@ std::vector<Hit> SearchIndex::search(std::string_view query, const SearchOptions
   std::sort_heap(heap.begin(), heap.end(), ranks_before);
   std::vector<Hit> hits;
   hits.reserve(heap.size());
-  for (const Scored& s : heap) hits.push_back({index.concepts[s.doc], s.score, index.ids[s.doc]});
+  for (const Scored& s : heap)
+    hits.push_back({index.concepts[s.doc], s.score, id_of(index.ids[s.doc]), bundle_of(index.ids[s.doc])});
   return hits;
 }
 
@@ -541,7 +594,8 @@ std::vector<Hit> SearchIndex::candidates(const SearchOptions& options) const {
   std::vector<Hit> hits;
   if (filter.impossible) return hits;
   for (std::uint32_t doc = 0; doc < index.ids.size(); ++doc)
-    if (passes(index, filter, doc)) hits.push_back({index.concepts[doc], 0.0, index.ids[doc]});
+    if (passes(index, filter, doc))
+      hits.push_back({index.concepts[doc], 0.0, id_of(index.ids[doc]), bundle_of(index.ids[doc])});
   return hits;
 }
 

@@ -25,6 +25,13 @@
 // is plain BM25 as Lucene (>= 8) computes it: idf * tf / (tf + k1 * B(d)).
 //
 // Hits are ordered by score descending, then document id ascending.
+//
+// Several bundles in one index (build(span<const NamedBundle>)): every
+// searchable concept of each bundle is a document, and N, df(t) and
+// avglen(f) are taken over all of them, so one bundle's common terms weigh
+// less everywhere and scores compare across bundles (harnessx's
+// KnowledgeManager.search). Each hit names its bundle; ties are broken by
+// concept id, then bundle name.
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -54,6 +61,7 @@ struct Hit {
   const Concept* concept_ptr = nullptr;
   double score = 0.0;
   std::string_view id;  // the document (concept) id; valid while the index lives
+  std::string_view bundle;  // the bundle's name in an index over several bundles, else ""
 };
 
 enum class FieldMode {
@@ -87,7 +95,7 @@ IndexConfig lucene_flat_config();
 
 // A document to index. Views must stay valid during build() only.
 struct Document {
-  std::string_view id;  // unique; hits are tied by id
+  std::string_view id;  // unique within its bundle; hits are tied by id, then bundle
   std::string_view title;
   std::string_view description;
   std::string_view body;
@@ -96,6 +104,7 @@ struct Document {
   std::string_view layer;
   Status status = Status::stable;
   std::span<const std::string> usage;  // usage tags (retrieval/usage.hpp)
+  std::string_view bundle;  // "" for documents of one collection; else the name hits carry
 };
 
 struct IndexStats {
@@ -105,14 +114,27 @@ struct IndexStats {
   std::size_t tokens = 0;    // index terms over all fields and documents
 };
 
+// A bundle under the name its hits carry in an index over several bundles.
+struct NamedBundle {
+  std::string name;
+  const Bundle* bundle = nullptr;
+};
+
+// Throws UsageError when one of several bundles has an empty name or two
+// share one (naming both roots): hits could not tell them apart.
+void check_bundle_names(std::span<const NamedBundle> bundles);
+
 class SearchIndex {
  public:
   // Indexes the searchable concepts of `bundle` (never index.md or log.md).
   // The bundle must outlive the index.
   static SearchIndex build(const Bundle& bundle);
   static SearchIndex build(const Bundle& bundle, const IndexConfig& config);
-  // Indexes plain documents. Throws InputError on an empty or duplicate id,
-  // or on a config with k1 < 0, b outside [0, 1] or a negative weight.
+  // One index over several bundles with shared statistics (see above); the
+  // bundles must outlive it. UsageError from check_bundle_names.
+  static SearchIndex build(std::span<const NamedBundle> bundles, const IndexConfig& config = {});
+  // Indexes plain documents. Throws InputError on an empty id, an id twice
+  // in one bundle, or a config with k1 < 0, b outside [0, 1] or a negative weight.
   static SearchIndex build(std::span<const Document> documents, const IndexConfig& config = {});
 
   // Ranked hits, best first, ties by concept id ascending. At most

@@ -129,5 +129,61 @@ TEST_F(BundleSourceCli, RunReusesItsCheckoutUntilRefresh) {
   EXPECT_TRUE(fs::is_directory(cache));
 }
 
+// Several bundles at once: a folder and a git source side by side, searched
+// as one index; the order is the combined index's (retrieval's
+// SearchIndex.SeveralBundlesShareStatisticsExactlyAsOneMergedBundle).
+TEST_F(BundleSourceCli, SearchAndContextTakeSeveralBundlesAtOnce) {
+  const std::string both = (test::source_dir() / "tests/data/kb/sales").string() + " '" + fixture_.url + "#v1:bundles/support' ";
+  const auto text = test::run_command(okfbench("search " + both + "'refund revenue'"));
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(text.out,
+            "  1    1.8289  [support] runbooks/refunds  Refunds - How to refund an order and what it does to revenue.\n"
+            "  2    0.4359  [support] runbooks/escalation  Escalation - Who takes a support case that the first line "
+            "cannot close.\n"
+            "  3    0.2583  [sales] metrics/revenue  Revenue - Recognized revenue from delivered orders.\n"
+            "  4    0.2243  [sales] computations/revenue-year  Revenue for a year - Sanctioned SQL for the recognized "
+            "revenue of one fiscal year.\n"
+            "  5    0.1858  [sales] metrics/gross-margin  Gross margin - Revenue minus the cost of goods sold, as a "
+            "share of revenue.\n");
+  const auto search = test::run_command(okfbench("search " + both + "'refund revenue' --json --k 3"));
+  ASSERT_EQ(search.exit_code, 0) << search.err;
+  const auto found = nlohmann::json::parse(search.out);
+  std::vector<std::string> hits;
+  for (const auto& hit : found["hits"])
+    hits.push_back(hit["bundle"].get<std::string>() + ":" + hit["id"].get<std::string>());
+  EXPECT_EQ(hits, (std::vector<std::string>{"support:runbooks/refunds", "support:runbooks/escalation", "sales:metrics/revenue"}));
+
+  const auto context = test::run_command(okfbench("context " + both + "'gross margin' --json --k 1"));
+  ASSERT_EQ(context.exit_code, 0) << context.err;
+  const auto pack = nlohmann::json::parse(context.out);
+  ASSERT_EQ(pack["concepts"].size(), 2u);
+  EXPECT_EQ(pack["concepts"][0]["bundle"], "sales");
+  EXPECT_EQ(pack["concepts"][0]["id"], "metrics/gross-margin");
+  EXPECT_EQ(pack["concepts"][1]["bundle"], "sales");
+  EXPECT_EQ(pack["concepts"][1]["id"], "metrics/revenue");
+  EXPECT_THAT(pack["text"].get<std::string>(), HasSubstr("id: metrics/gross-margin | bundle: sales | type: Metric"));
+}
+
+TEST_F(BundleSourceCli, SeveralBundlesRefuseOneNameTwiceAndOneBundleFlags) {
+  const std::string sales = (test::source_dir() / "tests/data/kb/sales").string();
+  const auto twice = test::run_command(okfbench("search " + sales + " '" + fixture_.url + "#v1:bundles/sales' revenue"));
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_THAT(twice.err, HasSubstr("two bundles are named 'sales' (" + sales + " and " + fixture_.url +
+                                   "#v1:bundles/sales): a bundle is named after its folder"));
+  const auto ref = test::run_command(okfbench("search " + sales + " " + fixture_.url + " revenue --git-ref v1"));
+  EXPECT_EQ(ref.exit_code, 2);
+  EXPECT_THAT(ref.err, HasSubstr("--git-ref and --git-subdir apply to one bundle"));
+  const std::string support = (test::source_dir() / "tests/data/kb/support").string();
+  const auto hybrid = test::run_command(okfbench("context " + sales + " " + support + " revenue --retrieval hybrid"));
+  EXPECT_EQ(hybrid.exit_code, 2);
+  EXPECT_THAT(hybrid.err, HasSubstr("--retrieval hybrid takes one bundle"));
+  const auto rerank = test::run_command(okfbench("search " + sales + " " + support + " revenue --hybrid sim"));
+  EXPECT_EQ(rerank.exit_code, 2);
+  EXPECT_THAT(rerank.err, HasSubstr("--hybrid and --rerank search one bundle"));
+  const auto none = test::run_command(okfbench("search " + sales));
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_THAT(none.err, HasSubstr("At least 2 required"));
+}
+
 }  // namespace
 }  // namespace okfbench::harness

@@ -41,8 +41,8 @@ TEST(TrialModel, AnAgentRunBecomesTurnsWithTheirToolCallsAndNewInput) {
 
 TEST(TrialModel, APackKeepsItsOrderTokensAndReasons) {
   retrieval::ContextPack pack;
-  const retrieval::PackEntry seed{"a", retrieval::PackReason::seed, "", "", 0, 1.5, 120, false};
-  const retrieval::PackEntry via{"b", retrieval::PackReason::via, "JOINS_WITH", "a", 1, 0.0, 80, false};
+  const retrieval::PackEntry seed{"a", retrieval::PackReason::seed, "", "", 0, 1.5, 120, false, ""};
+  const retrieval::PackEntry via{"b", retrieval::PackReason::via, "JOINS_WITH", "a", 1, 0.0, 80, false, ""};
   pack.concepts = {seed, via};
   const auto packed = record_pack(pack);
   ASSERT_EQ(packed.size(), 2u);

@@ -306,5 +306,65 @@ TEST(Context, WeaverReproducesSelectKnowledge) {
   EXPECT_EQ(pack.over_budget, pack.tokens > options.budget_tokens);
 }
 
+std::vector<std::string> entry_names(const ContextPack& pack) {
+  std::vector<std::string> entries;
+  for (const PackEntry& e : pack.concepts)
+    entries.push_back(e.bundle + ":" + e.id + " " + std::string(to_string(e.reason)) +
+                      (e.from.empty() ? "" : " from " + e.from));
+  return entries;
+}
+
+// Several bundles (tests/data/kb/sales and support): seeds from the combined
+// index, expansion inside each seed's bundle, every block and entry named.
+TEST(Context, SeveralBundlesSeedFromOneIndexAndExpandInsideEachBundle) {
+  const fs::path kb = okfbench::test::source_dir() / "tests/data/kb";
+  const Bundle sales = Bundle::load(kb / "sales");
+  const Bundle support = Bundle::load(kb / "support");
+  const NamedBundle both[] = {{"sales", &sales}, {"support", &support}};
+  const SearchIndex index = SearchIndex::build(both);
+  ContextOptions options;
+  options.k = 2;
+  options.budget_tokens = 4000;
+  const ContextPack pack = pack_context(both, index, "disputed refund", options);
+  EXPECT_EQ(entry_names(pack), (std::vector<std::string>{"support:runbooks/refunds seed", "support:runbooks/escalation seed"}));
+  EXPECT_NE(pack.text.find("id: runbooks/refunds | bundle: support | type: Runbook | seed, score "), std::string::npos)
+      << pack.text;
+  // support's /metrics/revenue.md does not resolve inside support: no edge into sales.
+  EXPECT_EQ(pack.text.find("bundle: sales"), std::string::npos);
+
+  options.k = 1;
+  const ContextPack margin = pack_context(both, index, "gross margin", options);
+  EXPECT_EQ(entry_names(margin), (std::vector<std::string>{"sales:metrics/gross-margin seed",
+                                                           "sales:metrics/revenue via from metrics/gross-margin"}));
+  EXPECT_NE(margin.text.find("id: metrics/revenue | bundle: sales | type: Metric | via LINKS_TO from metrics/gross-margin"),
+            std::string::npos)
+      << margin.text;
+
+  options.k = 3;
+  options.strategy = PackStrategy::weaver;
+  const ContextPack woven = pack_context(both, index, "refund revenue", options);
+  EXPECT_EQ(entry_names(woven), (std::vector<std::string>{"support:runbooks/refunds seed", "sales:metrics/gross-margin seed",
+                                                          "sales:metrics/revenue seed"}));
+}
+
+TEST(Context, OneBundleNamesNoBundle) {
+  const Bundle sales = Bundle::load(okfbench::test::source_dir() / "tests/data/kb/sales");
+  const SearchIndex index = SearchIndex::build(sales);
+  ContextOptions options;
+  options.k = 1;
+  const ContextPack pack = pack_context(sales, index, "gross margin", options);
+  EXPECT_EQ(entry_names(pack), (std::vector<std::string>{":metrics/gross-margin seed",
+                                                         ":metrics/revenue via from metrics/gross-margin"}));
+  EXPECT_EQ(pack.text.find("bundle:"), std::string::npos);
+}
+
+TEST(Context, SeveralBundlesRefuseTwoWithOneName) {
+  const Bundle sales = Bundle::load(okfbench::test::source_dir() / "tests/data/kb/sales");
+  const NamedBundle one[] = {{"sales", &sales}};
+  const SearchIndex index = SearchIndex::build(one);
+  const NamedBundle twice[] = {{"sales", &sales}, {"sales", &sales}};
+  EXPECT_THROW(pack_context(twice, index, "revenue", ContextOptions{}), UsageError);
+}
+
 }  // namespace
 }  // namespace okfbench::retrieval

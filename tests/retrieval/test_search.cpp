@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <map>
 #include <random>
 #include <string>
 #include <thread>
@@ -344,6 +346,89 @@ TEST(SearchBuild, ThreadsDoNotChangeTheIndex) {
       EXPECT_EQ(ha[i].score, hb[i].score);
     }
   }
+}
+
+// Several bundles in one index: tests/data/kb/sales and support, and the two
+// copied side by side into one bundle. BM25F over the combined index scores
+// every concept exactly as the merged bundle does (same documents, same
+// statistics), and differently from a bundle's own index.
+TEST(SearchIndex, SeveralBundlesShareStatisticsExactlyAsOneMergedBundle) {
+  namespace fs = std::filesystem;
+  const fs::path kb = okfbench::test::source_dir() / "tests/data/kb";
+  const Bundle sales = Bundle::load(kb / "sales");
+  const Bundle support = Bundle::load(kb / "support");
+  const NamedBundle both[] = {{"sales", &sales}, {"support", &support}};
+  const SearchIndex combined = SearchIndex::build(both);
+  const fs::path merged_root = okfbench::test::fresh_dir("search-merged");
+  fs::copy(kb / "sales", merged_root / "sales", fs::copy_options::recursive);
+  fs::copy(kb / "support", merged_root / "support", fs::copy_options::recursive);
+  const Bundle merged = Bundle::load(merged_root);
+  const SearchIndex merged_index = SearchIndex::build(merged);
+  EXPECT_EQ(combined.stats().documents, 5u);
+  EXPECT_EQ(combined.stats().terms, merged_index.stats().terms);
+  EXPECT_EQ(combined.stats().tokens, merged_index.stats().tokens);
+
+  const std::vector<Hit> hits = combined.search("refund revenue", top(10));
+  std::vector<std::string> named;
+  for (const Hit& h : hits) named.push_back(std::string(h.bundle) + ":" + std::string(h.id));
+  EXPECT_EQ(named, (std::vector<std::string>{"support:runbooks/refunds", "support:runbooks/escalation",
+                                             "sales:metrics/revenue", "sales:computations/revenue-year",
+                                             "sales:metrics/gross-margin"}));
+  std::map<std::string, double> merged_scores;
+  for (const Hit& h : merged_index.search("refund revenue", top(10))) merged_scores[std::string(h.id)] = h.score;
+  ASSERT_EQ(merged_scores.size(), hits.size());
+  for (const Hit& h : hits) {
+    EXPECT_EQ(h.concept_ptr->id, h.id);
+    EXPECT_DOUBLE_EQ(h.score, merged_scores.at(std::string(h.bundle) + "/" + std::string(h.id))) << h.id;
+  }
+  // sales alone: fewer documents, and "revenue" in all of them, so another idf.
+  const std::vector<Hit> alone = SearchIndex::build(sales).search("refund revenue", top(1));
+  ASSERT_EQ(alone.size(), 1u);
+  EXPECT_EQ(alone[0].id, "metrics/revenue");
+  EXPECT_TRUE(alone[0].bundle.empty());
+  EXPECT_NE(alone[0].score, hits[2].score);
+}
+
+TEST(SearchIndex, OneIdInTwoBundlesIsTwoHitsTiedByBundleName) {
+  const std::filesystem::path root = okfbench::test::fresh_dir("search-two-bundles");
+  for (const char* name : {"b", "a"})
+    okfbench::test::write_file(root / name / "notes/x.md", "---\ntype: Note\ntitle: Same note\n---\nSame words.\n");
+  const Bundle a = Bundle::load(root / "a");
+  const Bundle b = Bundle::load(root / "b");
+  const NamedBundle both[] = {{"b", &b}, {"a", &a}};
+  const SearchIndex index = SearchIndex::build(both);
+  const std::vector<Hit> hits = index.search("same note", top(5));
+  ASSERT_EQ(hits.size(), 2u);
+  EXPECT_EQ(hits[0].bundle, "a");
+  EXPECT_EQ(hits[1].bundle, "b");
+  EXPECT_EQ(hits[0].id, "notes/x");
+  EXPECT_EQ(hits[1].id, "notes/x");
+  EXPECT_EQ(hits[0].concept_ptr, a.find("notes/x"));
+  EXPECT_EQ(hits[1].concept_ptr, b.find("notes/x"));
+  EXPECT_DOUBLE_EQ(hits[0].score, hits[1].score);
+  const std::vector<Hit> all = index.candidates(top(5));
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].bundle, "a");
+  EXPECT_EQ(all[1].bundle, "b");
+}
+
+TEST(SearchIndex, TwoBundlesWithOneNameAreAnError) {
+  const Bundle sales = Bundle::load(okfbench::test::source_dir() / "tests/data/kb/sales");
+  const NamedBundle twice[] = {{"sales", &sales}, {"sales", &sales}};
+  try {
+    SearchIndex::build(twice);
+    FAIL() << "expected a UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("two bundles are named 'sales'"), std::string::npos) << e.what();
+  }
+  const NamedBundle unnamed[] = {{"sales", &sales}, {"", &sales}};
+  EXPECT_THROW(SearchIndex::build(unnamed), UsageError);
+}
+
+TEST(SearchIndex, ADocumentIdWithANulCharacterIsRefused) {
+  const std::string id("a\0b", 3);
+  const Document docs[] = {doc(id, "Title", "body")};
+  EXPECT_THROW(SearchIndex::build(docs), InputError);
 }
 
 }  // namespace
