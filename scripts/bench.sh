@@ -59,6 +59,7 @@ cxx=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
   echo "nice=$(nice)"
   echo "load_start=$(cut -d' ' -f1-3 /proc/loadavg)"
   echo "command=$command"
+  echo "data=$OKFBENCH_DATA"
 } >"$work/machine.txt"
 
 if [[ $mode == quick ]]; then

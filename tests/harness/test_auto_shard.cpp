@@ -6,12 +6,14 @@
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "retrieval/error.hpp"
 #include "tests/support/test_support.hpp"
@@ -117,11 +119,11 @@ models: [sim]
   return dir / "spec.yaml";
 }
 
-std::set<std::string> dry_run_keys(const std::string& env) {
+std::set<std::string> dry_run_keys(const std::string& env, const std::string& shard_flags = "--shard auto") {
   static const std::filesystem::path spec = demo_spec();
   const auto r = test::run_command(fmt::format("env -u SLURM_ARRAY_TASK_ID -u JOB_COMPLETION_INDEX {} {} run {} --dry-run {}",
                                                env, test::okfbench_binary().string(), spec.string(),
-                                               env.empty() ? "" : "--shard auto"));
+                                               env.empty() ? "" : shard_flags));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   std::set<std::string> keys;
   std::istringstream lines(r.out);
@@ -142,6 +144,49 @@ TEST(AutoShard, SlurmShardsThroughTheBinaryCoverThePlanOnce) {
     const auto keys = dry_run_keys(
         fmt::format("SLURM_ARRAY_TASK_ID={} SLURM_ARRAY_TASK_COUNT=3 SLURM_ARRAY_TASK_MIN=0", id));
     EXPECT_FALSE(keys.empty());
+    total += keys.size();
+    seen.insert(keys.begin(), keys.end());
+  }
+  EXPECT_EQ(total, all.size());
+  EXPECT_EQ(seen, all);
+}
+
+// scripts/k8s/okfbench-indexed-job.yaml: the shard Job is Indexed and its
+// completions, parallelism, `--shards N` and the merge Job's SHARDS agree (the
+// recipe says to change them together; this catches one changed alone), both
+// Jobs mount the same claim, and N pods given JOB_COMPLETION_INDEX 0..N-1
+// with the recipe's flags cover the plan exactly once.
+TEST(AutoShard, KubernetesRecipeAgreesOnItsShardCountAndCoversThePlanOnce) {
+  const auto recipe = test::source_dir() / "scripts" / "k8s" / "okfbench-indexed-job.yaml";
+  const std::vector<YAML::Node> jobs = YAML::LoadAllFromFile(recipe.string());
+  ASSERT_EQ(jobs.size(), 2u) << recipe;
+  const YAML::Node shards = jobs[0], merge = jobs[1];
+  EXPECT_EQ(shards["kind"].as<std::string>(), "Job");
+  EXPECT_EQ(merge["kind"].as<std::string>(), "Job");
+  EXPECT_EQ(shards["spec"]["completionMode"].as<std::string>(), "Indexed");
+  const int completions = shards["spec"]["completions"].as<int>();
+  EXPECT_EQ(shards["spec"]["parallelism"].as<int>(), completions);
+
+  const YAML::Node pod = shards["spec"]["template"]["spec"];
+  const std::string command = pod["containers"][0]["args"][0].as<std::string>();
+  const std::string flags = fmt::format("--shard auto --shards {}", completions);
+  EXPECT_THAT(command, HasSubstr("okfbench run " + flags));
+  EXPECT_THAT(command, HasSubstr("shard-$JOB_COMPLETION_INDEX"));
+  std::string merge_shards;
+  for (const auto& var : merge["spec"]["template"]["spec"]["containers"][0]["env"])
+    if (var["name"].as<std::string>() == "SHARDS") merge_shards = var["value"].as<std::string>();
+  EXPECT_EQ(merge_shards, std::to_string(completions));
+  EXPECT_THAT(merge["spec"]["template"]["spec"]["containers"][0]["args"][0].as<std::string>(), HasSubstr("okfbench merge"));
+  const auto claim = [](const YAML::Node& job) {
+    return job["spec"]["template"]["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"].as<std::string>();
+  };
+  EXPECT_EQ(claim(shards), claim(merge));
+
+  const std::set<std::string> all = dry_run_keys("");
+  std::set<std::string> seen;
+  std::size_t total = 0;
+  for (int index = 0; index < completions; ++index) {
+    const auto keys = dry_run_keys(fmt::format("JOB_COMPLETION_INDEX={}", index), flags);
     total += keys.size();
     seen.insert(keys.begin(), keys.end());
   }
