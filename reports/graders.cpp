@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "reports/measures.hpp"
+#include "retrieval/unicode_fold.hpp"
 
 namespace okfbench::reports {
 
@@ -43,43 +44,11 @@ std::string encode(const std::vector<utf8proc_int32_t>& cps) {
   return out;
 }
 
-// Step 1: NFKC with case folding. The text is re-encoded from its code points
-// first, so invalid bytes are already spaces and utf8proc_map accepts it.
-std::vector<utf8proc_int32_t> folded(std::string_view text) {
-  const std::string clean = encode(code_points(text));
-  utf8proc_uint8_t* mapped = nullptr;
-  const auto options = static_cast<utf8proc_option_t>(UTF8PROC_COMPOSE | UTF8PROC_COMPAT | UTF8PROC_CASEFOLD | UTF8PROC_STABLE);
-  utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(clean.data()),
-                                    static_cast<utf8proc_ssize_t>(clean.size()), &mapped, options);
-  if (n < 0) return code_points(clean);  // only on allocation failure: grade the unfolded text
-  std::vector<utf8proc_int32_t> out = code_points({reinterpret_cast<const char*>(mapped), static_cast<std::size_t>(n)});
-  std::free(mapped);
-  return out;
-}
+// Step 1: NFKC with case folding; invalid bytes read as spaces.
+std::vector<utf8proc_int32_t> folded(std::string_view text) { return code_points(retrieval::nfkc_casefold(text)); }
 
 bool is_digit(utf8proc_int32_t cp) { return utf8proc_category(cp) == UTF8PROC_CATEGORY_ND; }
 
-enum class Kind { word, mark, separator };
-
-Kind kind_of(utf8proc_int32_t cp) {
-  switch (utf8proc_category(cp)) {
-    case UTF8PROC_CATEGORY_LU:
-    case UTF8PROC_CATEGORY_LL:
-    case UTF8PROC_CATEGORY_LT:
-    case UTF8PROC_CATEGORY_LM:
-    case UTF8PROC_CATEGORY_LO:
-    case UTF8PROC_CATEGORY_ND:
-    case UTF8PROC_CATEGORY_NL:
-    case UTF8PROC_CATEGORY_NO:
-      return Kind::word;
-    case UTF8PROC_CATEGORY_MN:
-    case UTF8PROC_CATEGORY_MC:
-    case UTF8PROC_CATEGORY_ME:
-      return Kind::mark;
-    default:
-      return Kind::separator;
-  }
-}
 
 // Step 2: a comma with a digit before it and exactly three digits after it.
 bool is_group_comma(const std::vector<utf8proc_int32_t>& cps, std::size_t i) {
@@ -224,8 +193,8 @@ std::vector<std::string> fact_tokens(std::string_view text) {
   };
   for (std::size_t i = 0; i < cps.size(); ++i) {
     if (is_group_comma(cps, i)) continue;
-    const Kind kind = kind_of(cps[i]);
-    if (kind == Kind::word || (kind == Kind::mark && !token.empty())) {
+    const retrieval::CharClass kind = retrieval::classify(cps[i]);
+    if (kind == retrieval::CharClass::word || (kind == retrieval::CharClass::mark && !token.empty())) {
       token.push_back(cps[i]);
     } else {
       flush();

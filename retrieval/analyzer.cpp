@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "retrieval/error.hpp"
+#include "retrieval/unicode_fold.hpp"
 
 namespace okfbench::retrieval {
 namespace {
@@ -28,66 +29,6 @@ bool all_ascii(std::string_view text) {
   return std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
 }
 
-// Invalid UTF-8 bytes become spaces so that utf8proc_map accepts the text.
-std::string sanitize_utf8(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  const auto* p = reinterpret_cast<const utf8proc_uint8_t*>(text.data());
-  utf8proc_ssize_t left = static_cast<utf8proc_ssize_t>(text.size());
-  while (left > 0) {
-    utf8proc_int32_t cp = 0;
-    utf8proc_ssize_t n = utf8proc_iterate(p, left, &cp);
-    if (n <= 0) {
-      out.push_back(' ');
-      n = 1;
-    } else {
-      out.append(reinterpret_cast<const char*>(p), static_cast<std::size_t>(n));
-    }
-    p += n;
-    left -= n;
-  }
-  return out;
-}
-
-constexpr int kMapOptions = UTF8PROC_COMPOSE | UTF8PROC_COMPAT | UTF8PROC_CASEFOLD | UTF8PROC_STABLE;
-
-std::string nfkc_casefold(std::string_view text) {
-  utf8proc_uint8_t* mapped = nullptr;
-  utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
-                                    static_cast<utf8proc_ssize_t>(text.size()), &mapped,
-                                    static_cast<utf8proc_option_t>(kMapOptions));
-  if (n < 0) {
-    std::string clean = sanitize_utf8(text);
-    n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(clean.data()),
-                     static_cast<utf8proc_ssize_t>(clean.size()), &mapped, static_cast<utf8proc_option_t>(kMapOptions));
-    if (n < 0) return {};
-  }
-  std::string out(reinterpret_cast<const char*>(mapped), static_cast<std::size_t>(n));
-  std::free(mapped);
-  return out;
-}
-
-enum class CharClass { separator, word, mark };
-
-CharClass classify(utf8proc_int32_t cp) {
-  switch (utf8proc_category(cp)) {
-    case UTF8PROC_CATEGORY_LU:
-    case UTF8PROC_CATEGORY_LL:
-    case UTF8PROC_CATEGORY_LT:
-    case UTF8PROC_CATEGORY_LM:
-    case UTF8PROC_CATEGORY_LO:
-    case UTF8PROC_CATEGORY_ND:
-    case UTF8PROC_CATEGORY_NL:
-    case UTF8PROC_CATEGORY_NO:
-      return CharClass::word;
-    case UTF8PROC_CATEGORY_MN:
-    case UTF8PROC_CATEGORY_MC:
-    case UTF8PROC_CATEGORY_ME:
-      return CharClass::mark;
-    default:
-      return CharClass::separator;
-  }
-}
 
 // Tokenises text that is already folded (or plain ASCII, folded on the fly).
 void scan_tokens(std::string_view text, const std::function<void(std::string_view)>& emit) {

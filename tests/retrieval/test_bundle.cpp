@@ -15,20 +15,12 @@
 namespace okfbench::retrieval {
 namespace {
 namespace fs = std::filesystem;
+using okfbench::test::concept_md;
 using okfbench::test::fresh_dir;
+using okfbench::test::make_bundle;
 using okfbench::test::write_file;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-fs::path make_bundle(const std::string& name, const std::map<std::string, std::string>& files) {
-  fs::path root = fresh_dir(name);
-  for (const auto& [path, text] : files) write_file(root / path, text);
-  return root;
-}
-
-std::string concept_md(const std::string& frontmatter, const std::string& body) {
-  return "---\n" + frontmatter + "---\n\n" + body;
-}
 
 std::vector<std::string> targets(const Concept& item) {
   std::vector<std::string> out;

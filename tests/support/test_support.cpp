@@ -60,4 +60,14 @@ CommandResult run_command(const std::string& command_line) {
   return result;
 }
 
+std::filesystem::path make_bundle(const std::string& name, const std::map<std::string, std::string>& files) {
+  std::filesystem::path root = fresh_dir(name);
+  for (const auto& [path, text] : files) write_file(root / path, text);
+  return root;
+}
+
+std::string concept_md(const std::string& frontmatter, const std::string& body) {
+  return "---\n" + frontmatter + "---\n\n" + body;
+}
+
 }  // namespace okfbench::test

@@ -1,6 +1,7 @@
 #pragma once
 // Shared helpers for the test and benchmark programs.
 #include <filesystem>
+#include <map>
 #include <string>
 
 namespace okfbench::test {
@@ -23,6 +24,13 @@ std::filesystem::path okfbench_binary();
 // node_modules of reports/web installed in the build tree (playwright-core,
 // the chart libraries), for the browser tests of the HTML report.
 std::filesystem::path web_node_modules();
+
+// A fresh_dir(name) holding `files` (relative path -> text); its path.
+std::filesystem::path make_bundle(const std::string& name, const std::map<std::string, std::string>& files);
+
+// A concept file's text: `frontmatter` (YAML lines, each ending in a newline)
+// between the --- fences, a blank line, then `body`.
+std::string concept_md(const std::string& frontmatter, const std::string& body);
 
 std::string read_file(const std::filesystem::path& path);
 void write_file(const std::filesystem::path& path, const std::string& text);
