@@ -272,6 +272,7 @@ struct BundleTools::Impl {
     for (const retrieval::Hit& h : run_search(a.required("query"), a.integer("k").value_or(5), {})) {
       json hit = concept_meta(*h.concept_ptr);
       hit["score"] = rounded(h.score);
+      if (!h.bundle.empty()) hit["bundle"] = h.bundle;  // a search over several bundles
       hits.push_back(std::move(hit));
     }
     return json_text(hits);
@@ -363,12 +364,14 @@ struct BundleTools::Impl {
     json hits = json::array();
     for (const retrieval::Hit& h : run_search(a.required("query"), a.integer("limit").value_or(5), o)) {
       const Concept& c = *h.concept_ptr;
-      hits.push_back({{"path", path_of(c)},
-                      {"type", c.type},
-                      {"title", c.title},
-                      {"description", c.description},
-                      {"status", retrieval::to_string(c.status)},
-                      {"score", rounded(h.score)}});
+      json hit = {{"path", path_of(c)},
+                  {"type", c.type},
+                  {"title", c.title},
+                  {"description", c.description},
+                  {"status", retrieval::to_string(c.status)},
+                  {"score", rounded(h.score)}};
+      if (!h.bundle.empty()) hit["bundle"] = h.bundle;  // a search over several bundles
+      hits.push_back(std::move(hit));
     }
     return json_text(hits);
   }
@@ -501,23 +504,52 @@ ToolResult BundleTools::call(std::string_view name, std::string_view arguments) 
 }
 
 std::string BundleTools::default_system_prompt() const {
-  std::vector<ToolSpec> enabled = specs();
+  // One bundle is named after its folder here, as the prompt always named it.
+  return system_prompt({{bundle_.root().filename().string(), &bundle_}}, specs(), options_);
+}
+
+namespace {
+
+// Several bundles: the line that names them and says how the tools address them.
+std::string several_line(const std::vector<ToolBundle>& bundles, std::string_view search) {
+  if (bundles.size() < 2) return {};
+  std::string names;
+  for (const ToolBundle& b : bundles) names += (names.empty() ? "" : ", ") + retrieval::escape_invalid_utf8(b.name);
+  return fmt::format("Several bundles are loaded: {}. Every tool takes a `bundle` argument naming one of them; {} "
+                     "without it searches them all, and every result names its bundle.\n",
+                     names, search);
+}
+
+std::string harnessx_prompt(const std::vector<ToolBundle>& bundles, const ToolsOptions& options) {
+  std::string blocks;
+  for (const ToolBundle& b : bundles) {
+    std::optional<retrieval::LayerIndex> root = b.bundle->index("");
+    std::string index =
+        root ? cut_text(root->text, options.index_char_budget, "use read_concept on a directory for more") : std::string();
+    blocks += fmt::format("<bundle name=\"{}\">\n{}\n</bundle>\n", retrieval::escape_invalid_utf8(b.name), index);
+  }
+  return fmt::format(
+      "<knowledge>\nAnswer from the knowledge bundle{} and cite concept paths and sources.\n{}Workflow: "
+      "search_concepts to find candidates, read_concept to read one (a metadata header, then the body), "
+      "get_neighbors to see what links to and from it. Prefer stable, human-reviewed, current concepts and say "
+      "when you rely on something else.\n{}</knowledge>",
+      bundles.size() > 1 ? "s" : "", several_line(bundles, "search_concepts"), blocks);
+}
+
+}  // namespace
+
+std::string system_prompt(const std::vector<ToolBundle>& bundles, const std::vector<ToolSpec>& enabled,
+                          const ToolsOptions& options) {
   auto has = [&](const char* n) {
     return std::any_of(enabled.begin(), enabled.end(), [&](const ToolSpec& s) { return s.name == n; });
   };
-  if (options_.surface == Surface::harnessx) {
-    std::optional<retrieval::LayerIndex> root = bundle_.index("");
-    std::string index = root ? cut_text(root->text, options_.index_char_budget, "use read_concept on a directory for more")
-                             : std::string();
-    return fmt::format(
-        "<knowledge>\nAnswer from the knowledge bundle and cite concept paths and sources.\nWorkflow: "
-        "search_concepts to find candidates, read_concept to read one (a metadata header, then the body), "
-        "get_neighbors to see what links to and from it. Prefer stable, human-reviewed, current concepts and say "
-        "when you rely on something else.\n<bundle name=\"{}\">\n{}\n</bundle>\n</knowledge>",
-        retrieval::escape_invalid_utf8(bundle_.root().filename().string()), index);
-  }
+  if (options.surface == Surface::harnessx) return harnessx_prompt(bundles, options);
   json layers = json::object();
-  for (const auto& [name, count] : bundle_.layers()) layers[name] = count;
+  for (const ToolBundle& b : bundles)
+    for (const auto& [name, count] : b.bundle->layers()) {
+      if (bundles.size() == 1) layers[name] = count;
+      else layers[retrieval::escape_invalid_utf8(b.name)][name] = count;
+    }
   std::string protocol;
   int step = 1;
   auto line = [&](bool on, std::string_view text) {
@@ -530,6 +562,10 @@ std::string BundleTools::default_system_prompt() const {
   line(has("history"), "Provenance: history gives changelog entries when the question is about when or why.");
   protocol += fmt::format("{}. Answer with citations: the ids of the concepts you used, in brackets.\n", step++);
   line(has("remember"), "Optionally remember a conclusion worth keeping as a new concept.");
+  if (bundles.size() > 1)
+    return fmt::format("You answer questions from OKF knowledge bundles: markdown concepts with metadata, "
+                       "organised in layers.\n{}Layers (concepts per layer, by bundle): {}\nProtocol:\n{}",
+                       several_line(bundles, "search"), json_text(layers), protocol);
   return fmt::format("You answer questions from an OKF knowledge bundle: markdown concepts with metadata, "
                      "organised in layers.\nLayers (concepts per layer): {}\nProtocol:\n{}",
                      json_text(layers), protocol);

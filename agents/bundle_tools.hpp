@@ -114,6 +114,21 @@ class BundleTools : public Toolbox {
   std::unique_ptr<Impl> impl_;
 };
 
+// A bundle and the name the tools, results and events call it by.
+struct ToolBundle {
+  std::string name;
+  retrieval::Bundle* bundle = nullptr;  // must outlive the tools; remember() adds to it
+};
+
+// The default system prompt over `bundles` with the `enabled` tools. One
+// bundle: grafito's exploration protocol plus layers(), or harnessx's
+// workflow plus the root index.md cut to index_char_budget. Several: the
+// same, with every bundle's layers (grafito) or root index (harnessx), and
+// a line that names the bundles and says every tool takes `bundle`
+// (agents/multi_bundle_tools.hpp).
+std::string system_prompt(const std::vector<ToolBundle>& bundles, const std::vector<ToolSpec>& enabled,
+                          const ToolsOptions& options);
+
 // Concept ids (canonical, as Bundle::concepts() names them) that the run
 // opened successfully with open / read_concept, in first-open order.
 std::vector<std::string> opened_concepts(const AgentRun& run, const retrieval::Bundle& bundle);

@@ -22,6 +22,7 @@ struct Candidate {
   std::string title;
   std::string description;
   double score = 0.0;
+  std::string bundle;  // with several bundles loaded, the one the result named
 };
 
 std::string lower(std::string_view text) {
@@ -52,7 +53,7 @@ std::string str(const json& object, const char* key) {
 }
 
 Candidate candidate_from(const json& item) {
-  Candidate c{str(item, "id"), str(item, "title"), str(item, "description"), 0.0};
+  Candidate c{str(item, "id"), str(item, "title"), str(item, "description"), 0.0, str(item, "bundle")};
   if (c.id.empty()) c.id = str(item, "path");
   if (auto it = item.find("score"); it != item.end() && it->is_number()) c.score = it->get<double>();
   return c;
@@ -94,6 +95,9 @@ struct State {
   std::vector<SimSource> read;      // what the opens returned, in order
   std::vector<Candidate> neighbours;
   std::map<std::string, Candidate> known;  // id -> title/description seen anywhere
+  // Several bundles: id -> the bundle a result first named it in (sim keeps
+  // one bundle per id, the first it saw).
+  std::map<std::string, std::string> bundle_of;
 };
 
 std::string concept_arg(const json& args) {
@@ -126,7 +130,10 @@ void absorb(State& s, const OfferedTools& roles, const ToolCall& call, const std
   json doc = json::parse(result, nullptr, false);
   bool failed = doc.is_object() && doc.contains("error");
   auto remember_all = [&](const std::vector<Candidate>& list) {
-    for (const Candidate& c : list) s.known.emplace(c.id, c);
+    for (const Candidate& c : list) {
+      s.known.emplace(c.id, c);
+      if (!c.bundle.empty()) s.bundle_of.emplace(c.id, c.bundle);
+    }
   };
   if (call.name == roles.search) {
     s.searched = true;
@@ -245,8 +252,11 @@ class Reply {
   Message message_{Role::assistant, "", {}, {}, {}};
 };
 
-json concept_args(const OfferedTools& roles, const std::string& id) {
-  return json{{concept_key(roles.surface), id}};
+// The arguments naming concept `id`, with its bundle when a result named one.
+json concept_args(const OfferedTools& roles, const std::string& id, const State& s) {
+  json args{{concept_key(roles.surface), id}};
+  if (auto it = s.bundle_of.find(id); it != s.bundle_of.end()) args["bundle"] = it->second;
+  return args;
 }
 
 std::string slug(const std::vector<std::string>& terms) {
@@ -341,14 +351,14 @@ bool open_candidates(Reply& reply, const State& s, const OfferedTools& roles, co
   const bool parallel = draw(o, s, "parallel", s.queries.size()) < o.profile.parallel_opens;
   if (parallel) {
     if (s.opens_since_search > 0) return false;
-    for (const Candidate& c : chosen) reply.call(roles.open, concept_args(roles, c.id));
+    for (const Candidate& c : chosen) reply.call(roles.open, concept_args(roles, c.id, s));
     // With the ratio rule an empty choice still ends the turn, as the policy always did.
     return !o.profile.opens_per_search || !reply.empty();
   }
   if (static_cast<std::size_t>(s.opens_since_search) >= chosen.size()) return false;
   for (const Candidate& c : chosen) {
     if (s.attempted.count(c.id)) continue;
-    reply.call(roles.open, concept_args(roles, c.id));
+    reply.call(roles.open, concept_args(roles, c.id, s));
     return true;
   }
   return false;
@@ -396,7 +406,7 @@ bool follow_links(Reply& reply, const State& s, const OfferedTools& roles, const
   std::vector<std::string> missing = uncovered(s, terms);
   if (missing.empty()) return false;
   if (!s.followed) {
-    json args = concept_args(roles, s.opened.front());
+    json args = concept_args(roles, s.opened.front(), s);
     if (roles.surface == Surface::grafito) args["direction"] = "out";
     reply.call(roles.follow, args);
     return true;
@@ -408,7 +418,7 @@ bool follow_links(Reply& reply, const State& s, const OfferedTools& roles, const
     bool matches = std::any_of(missing.begin(), missing.end(),
                                [&](const std::string& t) { return title.find(t) != std::string::npos; });
     if (matches) {
-      reply.call(roles.open, concept_args(roles, n.id));
+      reply.call(roles.open, concept_args(roles, n.id, s));
       return true;
     }
   }
@@ -418,11 +428,15 @@ bool follow_links(Reply& reply, const State& s, const OfferedTools& roles, const
 bool save_note(Reply& reply, const State& s, const OfferedTools& roles, const std::vector<std::string>& terms,
                const SimOptions& o, const retrieval::TokenCounter& counter) {
   if (roles.remember.empty() || s.remembered || !wants_note(s.question)) return false;
-  reply.call(roles.remember, {{"concept_id", "notes/" + slug(terms)},
-                              {"title", "Note: " + s.question.substr(0, 80)},
-                              {"description", "Saved by the sim agent"},
-                              {"body", answer_text(s, o, counter)},
-                              {"links", s.opened}});
+  json args = {{"concept_id", "notes/" + slug(terms)},
+               {"title", "Note: " + s.question.substr(0, 80)},
+               {"description", "Saved by the sim agent"},
+               {"body", answer_text(s, o, counter)},
+               {"links", s.opened}};
+  // Several bundles: the note goes into the bundle of the first concept it read.
+  if (!s.opened.empty())
+    if (auto it = s.bundle_of.find(s.opened.front()); it != s.bundle_of.end()) args["bundle"] = it->second;
+  reply.call(roles.remember, args);
   return true;
 }
 

@@ -1,4 +1,5 @@
-// okfbench agent: run the agent loop over one bundle and one question, printing
+// okfbench agent: run the agent loop over one bundle (or several, each tool then
+// taking a `bundle` argument) and one question, printing
 // each tool call as it happens and the run's summary line.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include "agents/agent_json.hpp"
 #include "agents/bundle_tools.hpp"
 #include "agents/models.hpp"
+#include "agents/multi_bundle_tools.hpp"
 #include "harness/bundle_source.hpp"
 #include "harness/commands.hpp"
 #include "harness/limits.hpp"
@@ -26,8 +28,7 @@ namespace {
 using nlohmann::json;
 
 struct AgentArgs {
-  std::string bundle;
-  std::string question;
+  std::vector<std::string> inputs;  // BUNDLE... QUESTION
   std::string model = "sim";
   std::string tools;  // comma-separated subset; "" = the whole surface
   std::string surface = "grafito";
@@ -138,25 +139,39 @@ int run_agent_command(const AgentArgs& a) {
   if (!profile) throw UsageError(fmt::format("unknown --profile \"{}\": use okf or repo", a.profile));
   retrieval::LoadOptions load;
   load.profile = *profile;
-  std::string bundle_name;
-  retrieval::Bundle bundle = [&] {
-    const harness::BundleSourceFolder source = harness::BundleSourceFolder::open(a.bundle, a.git);
-    bundle_name = source.name();
-    return retrieval::Bundle::load(source.root(), load);
-  }();
-  if (bundle.concepts().empty())
-    throw InputError(fmt::format("{}: no concepts loaded; run `okfbench validate {}` to see why", a.bundle, a.bundle));
+  const std::vector<std::string> wheres(a.inputs.begin(), a.inputs.end() - 1);
+  const std::string& question = a.inputs.back();
+  if (wheres.size() > 1 && a.retrieval.method != "bm25f")
+    throw UsageError(fmt::format("--retrieval {} takes one bundle; several bundles are searched with bm25f",
+                                 a.retrieval.method));
+  harness::SourceBundles loaded = harness::load_sources(wheres, a.git, load);
+  for (std::size_t i = 0; i < wheres.size(); ++i)
+    if (loaded.bundles[i]->concepts().empty())
+      throw InputError(fmt::format("{}: no concepts loaded; run `okfbench validate {}` to see why", wheres[i], wheres[i]));
+  retrieval::Bundle& bundle = *loaded.bundles.front();
   agents::ToolsOptions tools_options;
   tools_options.surface = *surface;
   tools_options.include = split_list(a.tools);
   tools_options.max_body_chars = a.max_body_chars;
   tools_options.index_char_budget = a.index_char_budget;
-  tools_options.bundle_name = bundle_name;
-  const retrieval::SearchIndex index = retrieval::SearchIndex::build(bundle);
-  std::unique_ptr<HybridRanking> ranking = make_retrieval(bundle, a.retrieval);
+  tools_options.bundle_name = loaded.names.front();
+  std::optional<retrieval::SearchIndex> index;
+  std::unique_ptr<HybridRanking> ranking;
   std::optional<retrieval::Retriever> retriever;
-  if (ranking) tools_options.retriever = &retriever.emplace(ranking->retriever(index));
-  agents::BundleTools tools(bundle, tools_options, &index);
+  std::unique_ptr<agents::Toolbox> tools;
+  const agents::MultiBundleTools* several = nullptr;
+  if (wheres.size() == 1) {
+    index.emplace(retrieval::SearchIndex::build(bundle));
+    ranking = make_retrieval(bundle, a.retrieval);
+    if (ranking) tools_options.retriever = &retriever.emplace(ranking->retriever(*index));
+    tools = std::make_unique<agents::BundleTools>(bundle, tools_options, &*index);
+  } else {
+    std::vector<agents::ToolBundle> named;
+    for (std::size_t i = 0; i < wheres.size(); ++i) named.push_back({loaded.names[i], loaded.bundles[i].get()});
+    auto multi = std::make_unique<agents::MultiBundleTools>(std::move(named), tools_options);
+    several = multi.get();
+    tools = std::move(multi);
+  }
 
   auto counter = retrieval::make_counter("o200k_base");
   agents::ModelOptions model_options;
@@ -173,7 +188,7 @@ int run_agent_command(const AgentArgs& a) {
 
   FILE* log = a.json ? stderr : stdout;
   bool show_calls = !a.json || a.verbose;
-  if (show_calls) std::fprintf(log, "Q: %s\n\n", a.question.c_str());
+  if (show_calls) std::fprintf(log, "Q: %s\n\n", question.c_str());
   agents::AgentOptions options;
   options.max_turns = a.max_turns;
   options.counter = counter.get();
@@ -184,7 +199,7 @@ int run_agent_command(const AgentArgs& a) {
                  describe(call, std::string(result)).c_str());
     std::fflush(log);
   };
-  agents::AgentRun run = agents::run_agent(*model, tools, a.question, options);
+  agents::AgentRun run = agents::run_agent(*model, *tools, question, options);
   if (a.verbose) {
     for (const agents::AgentTurn& t : run.turns)
       std::fprintf(log, "  turn %d: %s in, %s cached, %s written, %s out\n", t.turn,
@@ -195,12 +210,17 @@ int run_agent_command(const AgentArgs& a) {
   }
   if (a.json) {
     json out = run;
-    out["question"] = a.question;
+    out["question"] = question;
     out["model"] = model->name();
     out["surface"] = a.surface;
     out["tools"] = json::array();
     for (const agents::ToolSpec& s : run.tools) out["tools"].push_back(s.name);
-    out["opened"] = agents::opened_concepts(run, bundle);
+    if (several) {
+      out["opened"] = json::array();
+      for (const auto& [name, id] : several->opened(run)) out["opened"].push_back({{"bundle", name}, {"id", id}});
+    } else {
+      out["opened"] = agents::opened_concepts(run, bundle);
+    }
     add_input_split(out["summary"], run);
     std::printf("%s\n", json_text(out, 2).c_str());
   } else {
@@ -223,8 +243,11 @@ int run_agent_command(const AgentArgs& a) {
 void add_agent_command(CLI::App& app, Action& action) {
   auto args = std::make_shared<AgentArgs>();
   CLI::App* cmd = app.add_subcommand("agent", "Answer a question with the tool-calling agent loop over a bundle");
-  cmd->add_option("bundle", args->bundle, "Bundle folder or git URL")->required();
-  cmd->add_option("question", args->question, "The question")->required();
+  cmd->add_option("bundle... question", args->inputs,
+                  "Bundle folders or git URLs (with several, every tool takes a `bundle` argument and search "
+                  "covers them all), then the question")
+      ->required()
+      ->expected(2, -1);
   cmd->add_option("--model", args->model, "sim, sim:PROFILE.yaml, openai:MODEL, anthropic:MODEL or replay:CASSETTE")->capture_default_str();
   cmd->add_option("--tools", args->tools, "Comma-separated subset of the surface's tools (default: all)");
   cmd->add_option("--surface", args->surface, "Tool naming: grafito or harnessx")->capture_default_str();

@@ -185,5 +185,21 @@ TEST_F(BundleSourceCli, SeveralBundlesRefuseOneNameTwiceAndOneBundleFlags) {
   EXPECT_THAT(none.err, HasSubstr("At least 2 required"));
 }
 
+// The agent over a folder and a git source: sim searches both, then reads
+// and follows in the bundle the hit named; events say "*" for the search.
+TEST_F(BundleSourceCli, AgentTakesSeveralBundlesAtOnce) {
+  const std::string both = (test::source_dir() / "tests/data/kb/sales").string() + " '" + fixture_.url + "#v1:bundles/support' ";
+  const auto agent =
+      test::run_command(okfbench("agent " + both + "'How is a disputed refund escalated?' --surface harnessx --json"));
+  ASSERT_EQ(agent.exit_code, 0) << agent.err;
+  const auto run = nlohmann::json::parse(agent.out);
+  EXPECT_EQ(run["opened"], nlohmann::json::parse(R"([{"bundle":"support","id":"runbooks/refunds"}])"));
+  std::vector<std::string> events;
+  for (const auto& call : run["tool_calls"])
+    events.push_back(call["name"].get<std::string>() + "@" + call["access"]["bundle"].get<std::string>() +
+                     (call["access"]["found"].get<bool>() ? "" : " miss"));
+  EXPECT_EQ(events, (std::vector<std::string>{"search_concepts@*", "read_concept@support", "get_neighbors@support"}));
+}
+
 }  // namespace
 }  // namespace okfbench::harness
