@@ -13,6 +13,7 @@
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
 #include "reports/compare.hpp"
+#include "reports/forecast.hpp"
 #include "reports/record.hpp"
 #include "reports/session.hpp"
 #include "retrieval/error.hpp"
@@ -81,6 +82,10 @@ int run_compare(const CompareArgs& args) {
   std::printf("# okfbench compare\n\nbase: %s (git %s, %s)\ncandidate: %s (git %s, %s)\n\n", args.base_dir.c_str(),
               base.manifest.git_sha.c_str(), base.manifest.date.c_str(), args.candidate_dir.c_str(),
               candidate.manifest.git_sha.c_str(), candidate.manifest.date.c_str());
+  std::fputs(reports::forecast_compare_line(reports::check_forecast(base.manifest, base.records, pricing),
+                                            reports::check_forecast(candidate.manifest, candidate.records, pricing))
+                 .c_str(),
+             stdout);
   std::fputs(reports::compare_markdown(c).c_str(), stdout);
   if (!args.junit.empty()) {
     reports::write_text_atomically(args.junit, reports::junit_for_comparison(c));

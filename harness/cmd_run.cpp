@@ -97,23 +97,6 @@ void print_forecast(const harness::Forecast& f) {
   line(f.total);
 }
 
-nlohmann::json interval_json(const harness::ForecastInterval& i) { return {{"value", i.value}, {"low", i.low}, {"high", i.high}}; }
-
-nlohmann::json forecast_json(const harness::Forecast& f) {
-  const auto row = [](const harness::ForecastRow& r) {
-    nlohmann::json j = {{"trials", r.trials},
-                        {"input_tokens", interval_json(r.input_tokens)},
-                        {"output_tokens", interval_json(r.output_tokens)},
-                        {"calls", interval_json(r.calls)},
-                        {"usd", r.usd ? interval_json(*r.usd) : nlohmann::json(nullptr)}};
-    if (!r.bundle.empty()) j["bundle"] = r.bundle, j["configuration"] = r.config, j["basis"] = r.basis;
-    return j;
-  };
-  nlohmann::json rows = nlohmann::json::array();
-  for (const auto& r : f.rows) rows.push_back(row(r));
-  return {{"interval", 0.8}, {"configurations", rows}, {"total", row(f.total)}};
-}
-
 int run(const RunArgs& args) {
   if (args.json && !args.dry_run) throw UsageError("--json goes with --dry-run (a run writes report.json)");
   const std::string spec_path =
@@ -139,7 +122,7 @@ int run(const RunArgs& args) {
   if (args.dry_run) {
     const harness::Forecast forecast = harness::forecast_run(spec, options);
     if (args.json) {
-      std::printf("%s\n", json_text(forecast_json(forecast), 2).c_str());
+      std::printf("%s\n", json_text(nlohmann::json(forecast), 2).c_str());
     } else {
       print_dry_run(result);
       print_forecast(forecast);

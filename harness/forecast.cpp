@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "harness/run_pricing.hpp"
+#include "reports/forecast.hpp"
 #include "reports/pricing.hpp"
 #include "reports/record.hpp"
 #include "retrieval/error.hpp"
@@ -39,6 +40,8 @@ ExperimentSpec offline_spec(const ExperimentSpec& spec, std::map<std::string, st
     ModelSpec f = ModelSpec::named("sim");
     f.label = m.label;
     f.price = m.price;
+    // OpenAI caches long prefixes without being asked; other providers are forecast uncached.
+    f.stand_in_cache = m.name.starts_with("openai:") ? "openai" : "none";
     if (profile != spec.forecast_profiles.end()) {
       f.name = "sim:" + profile->second.string();
       f.sim_profile = profile->second;
@@ -51,37 +54,19 @@ ExperimentSpec offline_spec(const ExperimentSpec& spec, std::map<std::string, st
   return s;
 }
 
-struct TrialSpend {
-  double input = 0, output = 0, calls = 0;
-  std::optional<double> usd;
-};
-
-TrialSpend spend_of(const reports::TrialRecord& r, const reports::PricingTable& pricing) {
-  TrialSpend t;
-  for (const auto& turn : r.turns) {
-    t.input += static_cast<double>(turn.input_tokens.value_or(0));
-    t.output += static_cast<double>(turn.output_tokens.value_or(0));
-  }
-  t.calls = static_cast<double>(r.turns.size());
-  t.usd = reports::trial_cost(r, pricing).dollars;
-  return t;
-}
-
 struct Group {
   ForecastRow row;
-  std::vector<TrialSpend> trials;
+  std::vector<reports::Spend> trials;
   bool exact = false;
 };
 
 // One bootstrap draw of a group's total (every field at once).
-TrialSpend resample(const Group& g, std::mt19937_64& rng) {
-  TrialSpend sum;
-  sum.usd = 0.0;
+reports::Spend resample(const Group& g, std::mt19937_64& rng) {
+  reports::Spend sum;
   std::uniform_int_distribution<std::size_t> pick(0, g.trials.size() - 1);
   for (std::size_t i = 0; i < g.trials.size(); ++i) {
-    const TrialSpend& t = g.exact ? g.trials[i] : g.trials[pick(rng)];
-    sum.input += t.input, sum.output += t.output, sum.calls += t.calls;
-    sum.usd = sum.usd && t.usd ? std::optional(*sum.usd + *t.usd) : std::nullopt;
+    const reports::Spend& t = g.exact ? g.trials[i] : g.trials[pick(rng)];
+    sum.add(t);
   }
   return sum;
 }
@@ -95,30 +80,26 @@ ForecastInterval interval(double value, std::vector<double> draws) {
 
 // Fills `row`'s intervals from resamples of `groups` (the total: all of them).
 void fill(ForecastRow& row, const std::vector<const Group*>& groups, std::uint64_t seed) {
-  TrialSpend point;
-  point.usd = 0.0;
+  reports::Spend point;
   for (const Group* g : groups) {
-    for (const TrialSpend& t : g->trials) {
-      point.input += t.input, point.output += t.output, point.calls += t.calls;
-      point.usd = point.usd && t.usd ? std::optional(*point.usd + *t.usd) : std::nullopt;
+    for (const reports::Spend& t : g->trials) {
+      point.add(t);
     }
     row.trials += g->trials.size();
   }
   std::mt19937_64 rng(seed);
   std::vector<double> input, output, calls, usd;
   for (int i = 0; i < kResamples; ++i) {
-    TrialSpend draw;
-    draw.usd = 0.0;
+    reports::Spend draw;
     for (const Group* g : groups) {
-      const TrialSpend s = resample(*g, rng);
-      draw.input += s.input, draw.output += s.output, draw.calls += s.calls;
-      draw.usd = draw.usd && s.usd ? std::optional(*draw.usd + *s.usd) : std::nullopt;
+      const reports::Spend s = resample(*g, rng);
+      draw.add(s);
     }
-    input.push_back(draw.input), output.push_back(draw.output), calls.push_back(draw.calls);
+    input.push_back(draw.input_tokens), output.push_back(draw.output_tokens), calls.push_back(draw.calls);
     if (draw.usd) usd.push_back(*draw.usd);
   }
-  row.input_tokens = interval(point.input, input);
-  row.output_tokens = interval(point.output, output);
+  row.input_tokens = interval(point.input_tokens, input);
+  row.output_tokens = interval(point.output_tokens, output);
   row.calls = interval(point.calls, calls);
   if (point.usd) row.usd = interval(*point.usd, usd);
 }
@@ -152,6 +133,8 @@ Forecast forecast_run(const ExperimentSpec& spec, const RunOptions& options) {
   RunOptions o;
   o.out_dir = dir.path() / "run";
   o.shard = options.shard;
+  o.git = options.git;
+  o.forecast = false;
   o.progress = Progress::quiet;
   o.transcripts = TranscriptMode::none;
   run_experiment(offline, o);
@@ -163,9 +146,10 @@ Forecast forecast_run(const ExperimentSpec& spec, const RunOptions& options) {
     g.row.config = r.config.label();
     g.row.basis = basis[r.config.model];
     g.exact = g.row.basis == "exact (sim)";
-    g.trials.push_back(spend_of(r, pricing));
+    g.trials.push_back(reports::trial_spend(r, pricing));
   }
   Forecast out;
+  if (options.shard.count > 1) out.shard = fmt::format("{}/{}", options.shard.index, options.shard.count);
   std::vector<const Group*> all;
   for (auto& [key, g] : groups) {
     fill(g.row, {&g}, spec.seed);

@@ -5,7 +5,11 @@
 // temporary folder that is removed afterwards: a sim model as itself, so its
 // forecast is exact; any other model as sim with the profile the spec's
 // `forecast: {MODEL: PROFILE.yaml}` names for it (okfbench calibrate fits
-// one), else with the default profile, and each row says which. Dollars use
+// one), else with the default profile, and each row says which. A provider
+// model's trials are planned as the run plans them (cache "provider", one
+// per configuration), so each row's label is the run's; sim runs them with
+// the openai cache model for openai: models (that provider caches without
+// being asked) and none for others. Dollars use
 // the run's own prices for the model's label; the judge is left out.
 //
 // The 80% interval of a profiled row is the 10th to 90th percentile of the
@@ -21,29 +25,18 @@
 
 #include "harness/runner.hpp"
 #include "harness/spec.hpp"
+#include "reports/record.hpp"
 
 namespace okfbench::harness {
 
-struct ForecastInterval {
-  double value = 0, low = 0, high = 0;
-};
+// The figures (reports/record.hpp; a run keeps them in manifest.json).
+using reports::ForecastInterval;
+using reports::ForecastRow;
+using Forecast = reports::RunForecast;
 
-struct ForecastRow {
-  std::string bundle;  // "" for the total
-  std::string config;  // reports::PathConfig::label(); "total" for the total
-  std::string basis;   // "exact (sim)", "profile FILE", "default profile (no forecast: entry)"; "" for the total
-  std::size_t trials = 0;
-  ForecastInterval input_tokens, output_tokens, calls;
-  std::optional<ForecastInterval> usd;  // nullopt when a trial has no price
-};
-
-struct Forecast {
-  std::vector<ForecastRow> rows;  // by bundle, then configuration label
-  ForecastRow total;
-};
-
-// What --dry-run prints for `spec` under `options` (its shard). Throws what
-// run_experiment throws for an unusable spec.
+// What --dry-run prints for `spec` under `options` (its shard; its git
+// options), and what a run records in its manifest when it starts a folder.
+// Throws what run_experiment throws for an unusable spec.
 Forecast forecast_run(const ExperimentSpec& spec, const RunOptions& options);
 
 }  // namespace okfbench::harness

@@ -10,6 +10,7 @@
 #include "harness/data_files.hpp"
 #include "harness/runner.hpp"
 #include "harness/store.hpp"
+#include "reports/forecast.hpp"
 #include "reports/transcript.hpp"
 #include "reports/pricing.hpp"
 #include "reports/record.hpp"
@@ -92,8 +93,13 @@ MergeResult merge_runs(const std::vector<fs::path>& shards, const fs::path& out)
   MergeResult result;
   result.folders = shards.size();
   ResultStore store = ResultStore::open(out);
-  if (!fs::exists(out / "manifest.json"))
-    reports::write_text_atomically(out / "manifest.json", reports::manifest_to_json_text(runs[0].manifest));
+  if (!fs::exists(out / "manifest.json")) {
+    reports::RunManifest first = runs[0].manifest;
+    std::vector<std::optional<reports::RunForecast>> forecasts;
+    for (const auto& run : runs) forecasts.push_back(run.manifest.forecast);
+    first.forecast = reports::merged_forecast(forecasts);
+    reports::write_text_atomically(out / "manifest.json", reports::manifest_to_json_text(first));
+  }
   std::set<std::string> stored;
   for (const auto& r : store.records()) stored.insert(r.trial_key);
   const auto transcripts = reports::TranscriptWriter::open(out, stored);

@@ -83,8 +83,9 @@ std::vector<reports::PathConfig> path_configs(const ExperimentSpec& spec) {
   std::vector<reports::PathConfig> out;
   for (const auto& c : base) {
     for (const auto& model : spec.models) {
-      // Cache models simulate a provider's cache; a real provider has its own.
-      const std::vector<std::string> caches = model.is_sim() ? spec.cache_models : std::vector<std::string>{"provider"};
+      // Cache models simulate a provider's cache; a real provider (or sim standing in for one) has its own.
+      const bool simulated = model.is_sim() && model.stand_in_cache.empty();
+      const std::vector<std::string> caches = simulated ? spec.cache_models : std::vector<std::string>{"provider"};
       for (const auto& cache : caches) {
         reports::PathConfig m = c;
         m.model = model.label;

@@ -14,6 +14,7 @@
 
 #include "harness/data_files.hpp"
 #include "harness/file_lock.hpp"
+#include "harness/forecast.hpp"
 #include "harness/judge.hpp"
 #include "harness/pacer.hpp"
 #include "harness/progress.hpp"
@@ -171,8 +172,12 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
     result.trials = trials;
     return result;
   }
-  const reports::RunManifest manifest = open_manifest(
-      make_manifest(spec, pricing, input_hashes(bundles, default_pricing_path())), result.out_dir, pricing);
+  reports::RunManifest fresh = make_manifest(spec, pricing, input_hashes(bundles, default_pricing_path()));
+  if (options.forecast && !fs::exists(result.out_dir / "manifest.json")) {
+    log_line("forecasting the spend with sim first (harness/README.md, \"Forecast\")");
+    fresh.forecast = forecast_run(spec, options);
+  }
+  const reports::RunManifest manifest = open_manifest(fresh, result.out_dir, pricing);
   pricing = reports::with_recorded_prices(std::move(pricing), manifest.prices);
   result.setup_seconds = std::chrono::duration<double>(Clock::now() - start).count();
 

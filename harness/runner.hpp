@@ -103,6 +103,10 @@ struct RunOptions {
   TranscriptMode transcripts = TranscriptMode::all;
   // How the spec's git bundles are checked out: --refresh, --git-timeout, --git-cache.
   GitOptions git;
+  // A run that starts a folder first forecasts its spend (harness/forecast.hpp,
+  // the plan run offline with sim) and records it in manifest.json; false
+  // leaves the manifest without one.
+  bool forecast = true;
 };
 
 // Stored failures with one message, for the end-of-run summary.

@@ -171,6 +171,10 @@ struct ModelSpec {
   std::filesystem::path replay;              // folder of per-trial cassettes; "" = call the model
   std::filesystem::path cassette;            // replay:CASSETTE, resolved against the spec's folder
   std::filesystem::path sim_profile;         // sim:PROFILE, resolved against the spec's folder
+  // Set by the forecast only: sim answering for a provider model. Its trials
+  // are planned as the provider's (cache "provider", so their labels match
+  // the run's) and sim runs them with this cache model.
+  std::string stand_in_cache;
 
   // A model of that name and label with every other setting at its default.
   static ModelSpec named(std::string name) {

@@ -229,7 +229,7 @@ std::unique_ptr<PacedModel> make_trial_model(TrialSetup& s, const PlannedTrial& 
   if (m.is_sim()) {
     agents::SimOptions options = m.sim_profile.empty() ? agents::SimOptions{} : *s.sim_profiles.at(m.label);
     options.seed = s.spec.seed + static_cast<std::uint64_t>(t.config.repeat);
-    options.cache = agents::parse_cache_kind(t.config.cache_model);
+    options.cache = agents::parse_cache_kind(m.stand_in_cache.empty() ? t.config.cache_model : m.stand_in_cache);
     model = std::make_unique<agents::SimModel>(options, s.counter);
   } else if (!m.cassette.empty()) {
     model = std::make_unique<SharedModel>(*s.cassettes.at(m.label));

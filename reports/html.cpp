@@ -9,6 +9,7 @@
 
 #include "reports/config_names.hpp"
 #include "reports/explorer.hpp"
+#include "reports/forecast.hpp"
 #include "reports/format.hpp"
 #include "reports/headline_sentences.hpp"
 #include "reports/spend.hpp"
@@ -288,6 +289,32 @@ std::string spend_section(const Summary& s, const Names& names) {
          "<tbody>\n" + rows + "</tbody></table>\n";
 }
 
+// The forecast against actual (as report.md's table), with short names.
+std::string forecast_section(const std::vector<ForecastCheck>& checks, const Names& names) {
+  if (checks.empty()) return "";
+  const auto& columns = forecast_columns();
+  const auto config_column = static_cast<std::size_t>(std::find(columns.begin(), columns.end(), "configuration") - columns.begin());
+  std::string out =
+      "<h2>Forecast against actual</h2>\n<p class=\"context\">The forecast made when the run started (the plan run offline "
+      "with sim: exact for sim, from a profile for other models) against what the stored trials spent; error = forecast / "
+      "actual - 1, shown when every forecast trial is stored.</p>\n<table id=\"forecast\"><thead><tr>";
+  for (const auto& c : columns) out += "<th>" + markup_escape(c) + "</th>";
+  out += "</tr></thead><tbody>\n";
+  for (const auto& check : checks) {
+    out += "<tr>";
+    const auto cells = forecast_cells(check);
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      if (i == config_column) {
+        out += fmt::format("<td title=\"{}\">{}</td>", markup_escape(cells[i]), markup_escape(short_name(names, cells[i])));
+      } else {
+        out += "<td>" + markup_escape(cells[i]) + "</td>";
+      }
+    }
+    out += "</tr>\n";
+  }
+  return out + "</tbody></table>\n";
+}
+
 // The trial table's controls and header; explorer.js fills the rows.
 std::string trials_section() {
   std::string out =
@@ -383,6 +410,7 @@ std::string html_report(const RunManifest& manifest, const Summary& summary, con
   out += "<pre id=\"okfbench-errors\"></pre><pre id=\"okfbench-warnings\"></pre>\n";
   out += answer_section(summary, names);
   out += "<h2>Headline</h2>\n" + headline_table(summary, names);
+  out += forecast_section(check_forecast(manifest, records, pricing), names);
   out += spend_section(summary, names);
   out += trials_section();
   out += charts;

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <utility>
 
+#include "reports/forecast.hpp"
 #include "reports/format.hpp"
 #include "reports/pareto.hpp"
 #include "reports/spend.hpp"
@@ -253,9 +254,10 @@ std::string failures_section(const std::vector<TrialRecord>& records) {
 }  // namespace
 
 std::string markdown_report(const RunManifest& manifest, const Summary& summary,
-                            const std::vector<TrialRecord>& records) {
+                            const std::vector<TrialRecord>& records, const PricingTable& pricing) {
   std::string out = "# okfbench report\n\n" + context_lines(manifest) + "\n## Headline\n\n" +
                     headline_markdown(summary) + "\n";
+  out += forecast_markdown(check_forecast(manifest, records, pricing));
   out += per_turn_section(summary);
   out += tool_bytes_section(summary);
   out += spend_section(summary);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -350,6 +351,51 @@ void from_json(const json& j, InputHash& v) {
   read_required(j, "sha256", v.sha256);
 }
 
+void to_json(json& j, const ForecastInterval& v) { j = json{{"value", v.value}, {"low", v.low}, {"high", v.high}}; }
+
+// A figure is a count or dollars: finite, 0..10^12, and low <= value <= high.
+void from_json(const json& j, ForecastInterval& v) {
+  require_object(j, "forecast figure");
+  read_required(j, "value", v.value);
+  read_required(j, "low", v.low);
+  read_required(j, "high", v.high);
+  const auto in_range = [](double x) { return std::isfinite(x) && x >= 0 && x <= static_cast<double>(json_fields::kMaxCount); };
+  if (!in_range(v.value) || !in_range(v.low) || !in_range(v.high) || v.low > v.value || v.value > v.high) {
+    throw InputError(fmt::format("forecast figure {{value {}, low {}, high {}}}: expected 0 <= low <= value <= high <= 10^12",
+                                 v.value, v.low, v.high));
+  }
+}
+
+void to_json(json& j, const ForecastRow& v) {
+  j = json{{"bundle", v.bundle},           {"configuration", v.config},   {"basis", v.basis},
+           {"trials", v.trials},           {"input_tokens", v.input_tokens}, {"output_tokens", v.output_tokens},
+           {"calls", v.calls},             {"usd", opt(v.usd)}};
+}
+
+void from_json(const json& j, ForecastRow& v) {
+  require_object(j, "forecast row");
+  read(j, "bundle", v.bundle);
+  read_required(j, "configuration", v.config);
+  read(j, "basis", v.basis);
+  read_required_count(j, "trials", v.trials);
+  read_required(j, "input_tokens", v.input_tokens);
+  read_required(j, "output_tokens", v.output_tokens);
+  read_required(j, "calls", v.calls);
+  read(j, "usd", v.usd);
+}
+
+void to_json(json& j, const RunForecast& v) {
+  j = json{{"interval", 0.8}, {"configurations", v.rows}, {"total", v.total}};
+  if (!v.shard.empty()) j["shard"] = v.shard;
+}
+
+void from_json(const json& j, RunForecast& v) {
+  require_object(j, "forecast");
+  read(j, "shard", v.shard);
+  read_required(j, "configurations", v.rows);
+  read_required(j, "total", v.total);
+}
+
 void to_json(json& j, const RunManifest& v) {
   j = json{{"schema_version", v.schema_version},
            {"date", v.date},
@@ -364,6 +410,7 @@ void to_json(json& j, const RunManifest& v) {
            {"seeds", v.seeds}};
   if (!v.prices.empty()) j["prices"] = v.prices;
   if (!v.inputs.empty()) j["inputs"] = v.inputs;
+  if (v.forecast) j["forecast"] = *v.forecast;
 }
 
 void from_json(const json& j, RunManifest& v) {
@@ -382,6 +429,7 @@ void from_json(const json& j, RunManifest& v) {
   read(j, "seeds", v.seeds);
   read(j, "prices", v.prices);
   read(j, "inputs", v.inputs);
+  read(j, "forecast", v.forecast);
 }
 
 std::string to_jsonl_line(const TrialRecord& record) { return json_text(json(record)); }

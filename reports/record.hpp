@@ -242,6 +242,30 @@ struct InputHash {
   bool operator==(const InputHash&) const = default;
 };
 
+// A run's forecast (harness/forecast.hpp computes it, reports/forecast.hpp
+// sets it beside the actual spend): each figure with its 80% interval.
+struct ForecastInterval {
+  double value = 0, low = 0, high = 0;
+  bool operator==(const ForecastInterval&) const = default;
+};
+
+struct ForecastRow {
+  std::string bundle;  // "" for the total
+  std::string config;  // PathConfig::label(); "total" for the total
+  std::string basis;   // "exact (sim)", "profile FILE", "default profile (no forecast: entry)"; "" for the total
+  std::size_t trials = 0;
+  ForecastInterval input_tokens, output_tokens, calls;
+  std::optional<ForecastInterval> usd;  // nullopt when a trial has no price
+  bool operator==(const ForecastRow&) const = default;
+};
+
+struct RunForecast {
+  std::string shard;  // "K/N" when the run was one shard of a plan, else ""
+  std::vector<ForecastRow> rows;  // by bundle, then configuration label
+  ForecastRow total;
+  bool operator==(const RunForecast&) const = default;
+};
+
 struct RunManifest {
   int schema_version = kSchemaVersion;
   std::string date;  // ISO 8601 UTC, e.g. "2026-11-29T12:40:00Z"
@@ -256,6 +280,7 @@ struct RunManifest {
   std::vector<std::uint64_t> seeds;
   std::vector<PricedModel> prices;  // every priced model of the run, as priced when it started
   std::vector<InputHash> inputs;    // what the run read, so changed data is noticed on resume and compare
+  std::optional<RunForecast> forecast;  // made when the run started its folder; absent in older manifests
   bool operator==(const RunManifest&) const = default;
 };
 
@@ -289,6 +314,12 @@ void to_json(nlohmann::json& j, const PricedModel& v);
 void from_json(const nlohmann::json& j, PricedModel& v);
 void to_json(nlohmann::json& j, const InputHash& v);
 void from_json(const nlohmann::json& j, InputHash& v);
+void to_json(nlohmann::json& j, const ForecastInterval& v);
+void from_json(const nlohmann::json& j, ForecastInterval& v);
+void to_json(nlohmann::json& j, const ForecastRow& v);
+void from_json(const nlohmann::json& j, ForecastRow& v);
+void to_json(nlohmann::json& j, const RunForecast& v);
+void from_json(const nlohmann::json& j, RunForecast& v);
 void to_json(nlohmann::json& j, const RunManifest& v);
 void from_json(const nlohmann::json& j, RunManifest& v);
 

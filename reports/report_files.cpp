@@ -31,7 +31,7 @@ void write_one(ReportFormat format, const RunManifest& manifest, const std::vect
     written.push_back(dir / name);
   };
   switch (format) {
-    case ReportFormat::markdown: put("report.md", markdown_report(manifest, summary, records)); break;
+    case ReportFormat::markdown: put("report.md", markdown_report(manifest, summary, records, pricing)); break;
     case ReportFormat::html: put("report.html", html_report(manifest, summary, records, transcripts, pricing)); break;
     case ReportFormat::json: put("report.json", json_report(manifest, summary)); break;
     case ReportFormat::csv:

@@ -13,11 +13,13 @@
 
 namespace okfbench::reports {
 
-// Markdown for a pull-request comment: run context, the headline table, then
+// Markdown for a pull-request comment: run context, the headline table, the
+// forecast against actual (when the manifest has a forecast), then
 // per-dimension tables (tokens per turn, tool bytes by tool, cost against
 // evidence recall with the Pareto front, ranking measures, failed trials).
+// `pricing` prices the actual side of the forecast, as the summary was priced.
 std::string markdown_report(const RunManifest& manifest, const Summary& summary,
-                            const std::vector<TrialRecord>& records);
+                            const std::vector<TrialRecord>& records, const PricingTable& pricing);
 
 // The summary as JSON: {"schema_version", "report": "okfbench-summary",
 // "manifest", "pricing_note", "rows": [...]} with unknown values as null.

@@ -88,7 +88,7 @@ void BM_MarkdownReport(benchmark::State& state) {
   auto records = synthetic_records(static_cast<std::size_t>(state.range(0)));
   Summary s = summarize(records, pricing());
   RunManifest m;
-  for (auto _ : state) benchmark::DoNotOptimize(markdown_report(m, s, records));
+  for (auto _ : state) benchmark::DoNotOptimize(markdown_report(m, s, records, pricing()));
 }
 BENCHMARK(BM_MarkdownReport)->Arg(10000)->Unit(benchmark::kMillisecond);
 

@@ -64,7 +64,7 @@ TEST(Forecast, AProviderModelIsForecastFromItsProfileWithAnInterval) {
   std::map<std::string, double> expected;
   for (const auto& [label, input] : input_by_config(dir / "sim")) {
     std::string l = label;
-    l.replace(l.find("model=sim:p.yaml"), 16, "model=openai:gpt-4o-mini");
+    l.replace(l.find("model=sim:p.yaml cache=openai"), 29, "model=openai:gpt-4o-mini cache=provider");  // as the run labels it
     expected[l] = input;
   }
   ASSERT_EQ(f.rows.size(), expected.size());

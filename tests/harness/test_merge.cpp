@@ -57,6 +57,16 @@ TEST(Merge, ShardsGiveTheSameRunAsOneRun) {
   for (const char* file : {"results.sqlite", "results.jsonl", "manifest.json", "report.md", "report.html", "report.json"})
     EXPECT_TRUE(fs::exists(run.dir / "merged" / file)) << file;
   EXPECT_EQ(reports::read_run_dir(run.dir / "merged").manifest.spec_hash, run.spec.hash);
+  // The shards' forecasts add up to the whole run's (sim: exact, so the same figures).
+  const auto merged_forecast = reports::read_manifest(run.dir / "merged" / "manifest.json").forecast;
+  const auto whole_forecast = reports::read_manifest(run.dir / "all" / "manifest.json").forecast;
+  ASSERT_TRUE(merged_forecast && whole_forecast);
+  EXPECT_EQ(reports::read_manifest(run.dir / "shard1" / "manifest.json").forecast->shard, "1/2");
+  EXPECT_EQ(merged_forecast->total.trials, 12u);
+  EXPECT_EQ(merged_forecast->total.input_tokens, whole_forecast->total.input_tokens);
+  ASSERT_EQ(merged_forecast->rows.size(), whole_forecast->rows.size());
+  for (std::size_t i = 0; i < whole_forecast->rows.size(); ++i)
+    EXPECT_EQ(merged_forecast->rows[i].input_tokens, whole_forecast->rows[i].input_tokens) << whole_forecast->rows[i].config;
 
   // The shards' transcripts come along, one per trial.
   const auto transcripts = reports::read_transcripts(run.dir / "merged" / reports::kTranscriptsFile);

@@ -24,11 +24,14 @@
 #include "agents/mock_server.hpp"
 #include "harness/data_files.hpp"
 #include "harness/file_lock.hpp"
+#include "harness/forecast.hpp"
+#include "harness/run_pricing.hpp"
 #include "harness/spec.hpp"
 #include "harness/store.hpp"
 #include "retrieval/tokens.hpp"
 #include "tests/harness/fake_clock.hpp"
 #include "tests/harness/run_fixture.hpp"
+#include "reports/forecast.hpp"
 #include "reports/pricing.hpp"
 #include "reports/record.hpp"
 #include "reports/transcript.hpp"
@@ -391,6 +394,74 @@ std::map<std::string, reports::TrialRecord> by_key_without_timings(std::vector<r
     out[r.trial_key] = r;
   }
   return out;
+}
+
+// The manifest's forecast set against the stored run (reports/forecast.hpp).
+std::vector<reports::ForecastCheck> forecast_checks(const fs::path& out) {
+  const reports::StoredRun run = reports::read_run_dir(out);
+  return reports::check_forecast(run.manifest, run.records, run_pricing(load_spec(out / ".." / "spec.yaml")));
+}
+
+TEST(Runner, ARunRecordsItsForecastAndForSimItIsExactlyTheActual) {
+  const fs::path dir = test::fresh_dir("runner-forecast-sim");
+  const ExperimentSpec spec = load_spec(write_spec(dir, 30, 3));
+  run_experiment(spec, quiet(dir / "out"));
+  const auto manifest = reports::read_manifest(dir / "out" / "manifest.json");
+  ASSERT_TRUE(manifest.forecast);
+  EXPECT_EQ(manifest.forecast->total.trials, 12u);  // 3 questions x 4 configurations
+  const auto checks = forecast_checks(dir / "out");
+  ASSERT_EQ(checks.size(), 5u);  // 4 configurations and the total
+  for (const auto& c : checks) {
+    EXPECT_EQ(c.actual.trials, c.forecast.trials) << c.forecast.config;
+    EXPECT_EQ(c.actual.input_tokens, c.forecast.input_tokens.value) << c.forecast.config;
+    EXPECT_EQ(c.actual.output_tokens, c.forecast.output_tokens.value) << c.forecast.config;
+    EXPECT_EQ(c.actual.calls, c.forecast.calls.value) << c.forecast.config;
+    EXPECT_EQ(c.input_error(), 0.0) << c.forecast.config;
+    ASSERT_TRUE(c.actual.usd && c.forecast.usd);
+    EXPECT_NEAR(*c.actual.usd, c.forecast.usd->value, 1e-12);
+    EXPECT_EQ(c.forecast.basis, c.forecast.bundle.empty() ? "" : "exact (sim)");
+  }
+  EXPECT_THAT(test::read_file(dir / "out" / "report.md"), HasSubstr("## Forecast against actual"));
+  EXPECT_THAT(test::read_file(dir / "out" / "report.html"), HasSubstr("<table id=\"forecast\">"));
+  // A resume keeps the forecast the run started with; without one the manifest has none.
+  run_experiment(spec, quiet(dir / "out"));
+  EXPECT_EQ(reports::read_manifest(dir / "out" / "manifest.json"), manifest);
+  RunOptions without = quiet(dir / "plain");
+  without.forecast = false;
+  run_experiment(spec, without);
+  EXPECT_FALSE(reports::read_manifest(dir / "plain" / "manifest.json").forecast);
+}
+
+TEST(Runner, AProviderRunRecordsItsProfileForecastAndHowFarItWasOff) {
+  Provider p;  // answers with sim's default policy
+  const fs::path dir = test::fresh_dir("runner-forecast-profile");
+  test::write_file(dir / "p.yaml", "searches: 3\nopens_per_search: 2\nparallel_opens: 0\n");
+  const fs::path spec_file = write_provider_spec(dir, 4, openai_model(p, "openai:gpt-4o-mini", "price: {input_per_mtok: 1, output_per_mtok: 2}"),
+                                                 "forecast: {openai:gpt-4o-mini: p.yaml}\n", /*agent=*/true);
+  const ExperimentSpec spec = load_spec(spec_file);
+  run_experiment(spec, quiet(dir / "out"));
+  const auto manifest = reports::read_manifest(dir / "out" / "manifest.json");
+  ASSERT_TRUE(manifest.forecast);
+  // What the manifest holds is exactly the dry run's forecast of the same spec.
+  EXPECT_EQ(*manifest.forecast, forecast_run(spec, quiet(dir / "unused")));
+  const auto checks = forecast_checks(dir / "out");
+  ASSERT_EQ(checks.size(), 3u);
+  const auto& agent = checks[0];
+  ASSERT_EQ(agent.forecast.config.rfind("agent", 0), 0u) << agent.forecast.config;
+  EXPECT_EQ(agent.forecast.basis, "profile " + (dir / "p.yaml").string());
+  // The actual is what the provider reported for the stored trials.
+  double input = 0;
+  for (const auto& r : reports::read_run_dir(dir / "out").records) {
+    if (r.config.label() != agent.forecast.config) continue;
+    for (const auto& t : r.turns) input += static_cast<double>(t.input_tokens.value_or(0));
+  }
+  EXPECT_EQ(agent.actual.input_tokens, input);
+  EXPECT_EQ(agent.actual.trials, 4u);
+  // Three searches and one-at-a-time opens read more than sim's one search: the forecast is high.
+  ASSERT_TRUE(agent.input_error());
+  EXPECT_GT(*agent.input_error(), 0.2);
+  EXPECT_DOUBLE_EQ(*agent.input_error(), agent.forecast.input_tokens.value / input - 1);
+  EXPECT_THAT(test::read_file(dir / "out" / "report.md"), HasSubstr(fmt::format("| {:+.1f}% |", 100 * *agent.input_error())));
 }
 
 TEST(Runner, ProviderModelsArePricedAndTheCostCapStopsThem) {

@@ -256,6 +256,43 @@ TEST(Record, ManifestKeepsPricesAndInputHashesOnlyWhenGiven) {
   EXPECT_EQ(manifest_from_json_text(manifest_to_json_text(m), "manifest.json"), m);
 }
 
+TEST(Record, ManifestKeepsItsForecastAndReadsOneWithout) {
+  RunManifest m;
+  m.spec_hash = "feed";
+  // An older manifest (no forecast key) still reads, and writes none back.
+  EXPECT_FALSE(manifest_from_json_text(manifest_to_json_text(m), "manifest.json").forecast);
+  EXPECT_FALSE(nlohmann::json::parse(manifest_to_json_text(m)).contains("forecast"));
+  RunForecast f;
+  f.shard = "2/3";
+  f.rows = {{"demo", "agent model=sim", "exact (sim)", 4, {100, 100, 100}, {10, 10, 10}, {8, 8, 8}, ForecastInterval{0.5, 0.5, 0.5}}};
+  f.total = {"", "total", "", 4, {100, 100, 100}, {10, 10, 10}, {8, 8, 8}, std::nullopt};
+  m.forecast = f;
+  const auto j = nlohmann::json::parse(manifest_to_json_text(m));
+  EXPECT_EQ(j["forecast"]["configurations"][0]["input_tokens"]["value"], 100);
+  EXPECT_TRUE(j["forecast"]["total"]["usd"].is_null());
+  EXPECT_EQ(j["forecast"]["shard"], "2/3");
+  EXPECT_EQ(manifest_from_json_text(manifest_to_json_text(m), "manifest.json"), m);
+}
+
+TEST(Record, AForecastFigureOutOfOrderOrRangeNamesTheField) {
+  auto with_total_input = [](const std::string& figure) {
+    return R"({"schema_version": 3, "forecast": {"configurations": [], "total": {"configuration": "total", "trials": 1,
+      "input_tokens": )" + figure + R"(, "output_tokens": {"value": 1, "low": 1, "high": 1},
+      "calls": {"value": 1, "low": 1, "high": 1}}}})";
+  };
+  EXPECT_EQ(manifest_from_json_text(with_total_input(R"({"value": 5, "low": 4, "high": 6})"), "m.json").forecast->total.input_tokens,
+            (ForecastInterval{5, 4, 6}));
+  for (const char* bad : {R"({"value": 5, "low": 6, "high": 7})", R"({"value": -1, "low": -1, "high": 0})",
+                          R"({"value": 1e13, "low": 1e13, "high": 1e13})", R"({"value": 5, "low": 4})"}) {
+    try {
+      manifest_from_json_text(with_total_input(bad), "m.json");
+      ADD_FAILURE() << "no error for " << bad;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("m.json: in 'forecast': in 'total': in 'input_tokens'"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(Record, BadLineIsReportedWithFileAndLineNumber) {
   auto dir = test::fresh_dir("record_bad");
   test::write_file(dir / "results.jsonl", to_jsonl_line(agent_record()) + "\n{\"truncated\n");

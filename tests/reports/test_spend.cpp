@@ -70,10 +70,11 @@ TEST(Spend, TheReportShowsEachConfigurationsShareOfSpendAndTheProviderDifference
   EXPECT_EQ(s.rows[0].attribution_difference, 10);
   const auto one = *spend_by_origin(a, fixtures::pricing());
   EXPECT_NEAR(s.rows[0].spend_by_origin.at("tools"), 2 * one.at("tools") + 600 * (1010.0 / 1000 - 1) * 2.0 / 1e6, 1e-12);
-  const std::string md = markdown_report(fixtures::manifest(), s, {a, b});
+  const std::string md = markdown_report(fixtures::manifest(), s, {a, b}, fixtures::pricing());
   EXPECT_NE(md.find("## Share of spend by origin"), std::string::npos) << md;
   EXPECT_NE(md.find("| 2 | +10 | output "), std::string::npos) << md;
-  EXPECT_EQ(markdown_report(fixtures::manifest(), summarize(fixtures::small_run(), fixtures::pricing()), fixtures::small_run())
+  EXPECT_EQ(markdown_report(fixtures::manifest(), summarize(fixtures::small_run(), fixtures::pricing()), fixtures::small_run(),
+                            fixtures::pricing())
                 .find("Share of spend"),
             std::string::npos);  // records without attribution: no table
 }

@@ -17,7 +17,7 @@ struct Built {
 
 TEST(Writers, MarkdownIsGolden) {
   Built b;
-  std::string md = markdown_report(fixtures::manifest(), b.summary, b.records);
+  std::string md = markdown_report(fixtures::manifest(), b.summary, b.records, fixtures::pricing());
   fixtures::expect_golden("report.md", md);
   EXPECT_NE(md.find("git: 0123456789abcdef"), std::string::npos);
   EXPECT_NE(md.find("model timeout after 3 retries"), std::string::npos);
@@ -57,7 +57,7 @@ TEST(Writers, RepeatsListFlakyQuestions) {
     }
   }
   Summary s = summarize(records, fixtures::pricing());
-  const std::string md = markdown_report(fixtures::manifest(), s, records);
+  const std::string md = markdown_report(fixtures::manifest(), s, records, fixtures::pricing());
   EXPECT_NE(md.find("| demo | context budget=2000 k=5 hops=1 model=sim cache=openai | 3 | 3 | 1 | 1 | 1 |"),
             std::string::npos)
       << md;
@@ -73,7 +73,7 @@ TEST(Writers, RepeatsListFlakyQuestions) {
   EXPECT_EQ(j["rows"][0]["pass_rates"][2]["correct"], 0);
   // Without repeats there is no such section.
   EXPECT_EQ(markdown_report(fixtures::manifest(), summarize(fixtures::small_run(), fixtures::pricing()),
-                            fixtures::small_run())
+                            fixtures::small_run(), fixtures::pricing())
                 .find("Pass rate across repeats"),
             std::string::npos);
 }
