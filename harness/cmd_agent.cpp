@@ -136,7 +136,8 @@ int run_agent_command(const AgentArgs& a) {
   agents::CacheKind cache = agents::parse_cache_kind(a.cache_model);
 
   std::optional<retrieval::Profile> profile = retrieval::parse_profile(a.profile);
-  if (!profile) throw UsageError(fmt::format("unknown --profile \"{}\": use okf or repo", a.profile));
+  if (!profile || !retrieval::is_okf_or_repo(*profile))  // the agent tools apply no selection policy yet
+    throw UsageError(fmt::format("unknown --profile \"{}\": use okf or repo", a.profile));
   retrieval::LoadOptions load;
   load.profile = *profile;
   const std::vector<std::string> wheres(a.inputs.begin(), a.inputs.end() - 1);

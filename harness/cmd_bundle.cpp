@@ -1,6 +1,6 @@
 // The bundle commands: validate, browse, open, neighbors, history.
 //
-//   okfbench validate BUNDLE [--profile okf|repo] [--json]   exit 0 conformant, 1 not, 2 usage
+//   okfbench validate BUNDLE [--profile okf|repo|lessons|expertise] [--json]   exit 0 conformant, 1 not, 2 usage
 //   okfbench browse BUNDLE [LAYER]
 //   okfbench open BUNDLE ID
 //   okfbench neighbors BUNDLE ID [--in|--out] [--rel R] [--hops N]
@@ -20,6 +20,7 @@
 #include "harness/commands.hpp"
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
+#include "harness/selection_flags.hpp"
 #include "retrieval/bundle.hpp"
 #include "retrieval/computation.hpp"
 #include "retrieval/error.hpp"
@@ -49,13 +50,12 @@ struct BundleArgs {
   std::string relation;
   int hops = 1;
   harness::GitFlags git;
+  SelectionFlags selection;  // validate
 };
 
 Bundle load(const BundleArgs& args) {
-  std::optional<retrieval::Profile> profile = retrieval::parse_profile(args.profile);
-  if (!profile) throw UsageError(fmt::format("--profile {}: use okf or repo", args.profile));
   retrieval::LoadOptions options;
-  options.profile = *profile;
+  options.profile = profile_option(args.profile);
   options.max_file_bytes = args.max_file_bytes;
   options.max_files = args.max_files;
   options.max_total_bytes = args.max_total_bytes;
@@ -79,12 +79,21 @@ std::string joined(const std::vector<std::string>& items) {
 
 // ---- validate ----
 
+// The lessons profile's part of the report: statuses as written and what
+// the policy selects and excludes.
+struct LessonReport {
+  std::map<std::string, std::size_t> status;  // "invalid" for a status that is not one
+  std::vector<std::string> selected, preferred;
+  std::shared_ptr<const retrieval::Selection> selection;
+};
+
 struct Report {
   std::map<std::string, std::size_t> types, trust, status;
   std::map<std::string, std::size_t> usage;  // repo profile: concepts per usage tag
   std::size_t wikilinks = 0, broken_wikilinks = 0;  // repo profile
   std::vector<std::string> stale, deprecated, draft;
   std::size_t errors = 0, warnings = 0;
+  std::optional<LessonReport> lessons;  // lessons profile
 };
 
 Report summarize(const Bundle& bundle, const std::string& now) {
@@ -121,6 +130,40 @@ ordered_json broken_links_json(const Bundle& bundle) {
   return out;
 }
 
+std::optional<LessonReport> lesson_report(const Bundle& bundle, const BundleArgs& args) {
+  SelectionFlags flags = args.selection;
+  if (flags.as_of.empty()) flags.as_of = args.now;
+  std::shared_ptr<const retrieval::Selection> selection = make_selection(bundle, flags);
+  if (bundle.options().profile != retrieval::Profile::lessons) return std::nullopt;
+  LessonReport report;
+  report.selection = selection;
+  for (const Concept& item : bundle.concepts()) {
+    const auto& status = item.lifecycle.status;
+    ++report.status[status ? std::string(retrieval::to_string(*status)) : "invalid"];
+    if (selection->excludes(item.id)) continue;
+    report.selected.push_back(item.id);
+    if (selection->prefers(item.id)) report.preferred.push_back(item.id);
+  }
+  return report;
+}
+
+void print_lessons_text(const LessonReport& r) {
+  std::printf("lessons: %s\n", joined_counts(r.status).c_str());
+  std::printf("policy: %s\n", r.selection->policy.c_str());
+  std::printf("selected: %s\n", joined(r.selected).c_str());
+  if (!r.preferred.empty()) std::printf("preferred: %s\n", joined(r.preferred).c_str());
+  for (const retrieval::Exclusion& e : r.selection->excluded)
+    std::printf("excluded: %s (%s)\n", e.id.c_str(), e.reason.c_str());
+}
+
+ordered_json lessons_json(const LessonReport& r) {
+  ordered_json out = {{"status", r.status}, {"policy", r.selection->policy}, {"selected", r.selected},
+                      {"preferred", r.preferred}, {"excluded", ordered_json::array()}};
+  for (const retrieval::Exclusion& e : r.selection->excluded)
+    out["excluded"].push_back({{"id", e.id}, {"reason", e.reason}});
+  return out;
+}
+
 void print_validate_text(const BundleArgs& args, const Bundle& bundle, const Report& r, const std::string& now) {
   std::printf("bundle: %s (profile %s)\n", args.bundle.c_str(), args.profile.c_str());
   std::printf("concepts: %zu in %zu layers (%s)\n", bundle.concepts().size(), bundle.layers().size(),
@@ -138,6 +181,7 @@ void print_validate_text(const BundleArgs& args, const Bundle& bundle, const Rep
   std::printf("stale at %s: %s\n", now.c_str(), joined(r.stale).c_str());
   std::printf("deprecated: %s\n", joined(r.deprecated).c_str());
   std::printf("draft: %s\n", joined(r.draft).c_str());
+  if (r.lessons) print_lessons_text(*r.lessons);
   for (const Concept& item : bundle.concepts())
     for (const retrieval::Link& link : item.links)
       if (!link.resolved) std::printf("broken link: %s:%d: %s\n", item.path.c_str(), link.line, link.raw.c_str());
@@ -150,8 +194,9 @@ void print_validate_text(const BundleArgs& args, const Bundle& bundle, const Rep
 
 int run_validate(const BundleArgs& args) {
   Bundle bundle = load(args);
-  std::string now = args.now.empty() ? retrieval::now_utc() : args.now;
+  std::string now = !args.now.empty() ? args.now : !args.selection.as_of.empty() ? args.selection.as_of : retrieval::now_utc();
   Report r = summarize(bundle, now);
+  r.lessons = lesson_report(bundle, args);
   if (!args.json) {
     print_validate_text(args, bundle, r, now);
     return r.errors == 0 ? 0 : 1;
@@ -180,6 +225,7 @@ int run_validate(const BundleArgs& args) {
     out["wikilinks"] = {{"total", r.wikilinks}, {"resolved", r.wikilinks - r.broken_wikilinks}, {"broken", r.broken_wikilinks}};
     out["usage"] = r.usage;
   }
+  if (r.lessons) out["lessons"] = lessons_json(*r.lessons);
   print(out);
   return r.errors == 0 ? 0 : 1;
 }
@@ -341,8 +387,10 @@ int run_history(const BundleArgs& args) {
 CLI::App* add_common(CLI::App& app, const char* name, const char* help, const std::shared_ptr<BundleArgs>& args) {
   CLI::App* cmd = app.add_subcommand(name, help);
   cmd->add_option("bundle", args->bundle, "Bundle folder or git URL")->required();
-  cmd->add_option("--profile", args->profile, "okf (OKF v0.2 conformance) or repo (plain markdown accepted)")
-      ->check(CLI::IsMember({"okf", "repo"}))
+  cmd->add_option("--profile", args->profile,
+                  "okf (OKF v0.2 conformance), repo (plain markdown accepted), lessons (lesson lifecycle) or "
+                  "expertise (expertise pack)")
+      ->check(CLI::IsMember({"okf", "repo", "lessons", "expertise"}))
       ->capture_default_str();
   cmd->add_option("--max-file-bytes", args->max_file_bytes, "Skip files larger than this")
       ->check(number_in(harness::limits::max_file_bytes))
@@ -364,6 +412,7 @@ void add_bundle_commands(CLI::App& app, Action& action) {
   auto validate = std::make_shared<BundleArgs>();
   CLI::App* cmd = add_common(app, "validate", "Check a bundle against OKF v0.2 and report its shape (exit 1 when not conformant)", validate);
   cmd->add_option("--now", validate->now, "Judge staleness at this ISO 8601 instant (default: now)");
+  add_selection_flags(*cmd, validate->selection);
   cmd->callback([validate, &action] { action = [validate] { return run_validate(*validate); }; });
 
   auto browse = std::make_shared<BundleArgs>();

@@ -13,6 +13,7 @@
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
 #include "harness/search_flags.hpp"
+#include "harness/selection_flags.hpp"
 #include "retrieval/context.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/json_text.hpp"
@@ -36,6 +37,8 @@ void to_json(nlohmann::json& j, const PackCitation& c) {
   if (!c.bundle.empty()) j["bundle"] = c.bundle;
 }
 
+void to_json(nlohmann::json& j, const Exclusion& e) { j = {{"id", e.id}, {"reason", e.reason}}; }
+
 void to_json(nlohmann::json& j, const ContextPack& p) {
   j = {{"text", p.text},
        {"tokens", p.tokens},
@@ -47,6 +50,10 @@ void to_json(nlohmann::json& j, const ContextPack& p) {
        {"concepts", p.concepts},
        {"skipped", p.skipped},
        {"citations", p.citations}};
+  if (!p.policy.empty()) {
+    j["policy"] = p.policy;
+    j["excluded"] = p.excluded;
+  }
 }
 
 }  // namespace okfbench::retrieval
@@ -64,6 +71,7 @@ struct ContextArgs {
   bool json = false;
   harness::GitFlags git;
   RetrievalFlags retrieval;
+  SelectionFlags selection;
 };
 
 std::string footer(const retrieval::ContextPack& pack) {
@@ -74,21 +82,26 @@ std::string footer(const retrieval::ContextPack& pack) {
                                  pack.concepts.size() - seeds, pack.truncated ? "yes" : "no");
   if (!pack.skipped.empty()) line += fmt::format(" | skipped: {}", fmt::join(pack.skipped, ", "));
   if (pack.over_budget) line += " | over budget (weaver counts bodies only)";
+  if (pack.policy.empty()) return line;
+  line += "\npolicy: " + pack.policy;
+  for (const retrieval::Exclusion& e : pack.excluded) line += fmt::format("\nexcluded: {} ({})", e.id, e.reason);
   return line;
 }
 
 int run_context(ContextArgs args) {
   auto counter = retrieval::make_counter(args.encoding);
-  auto profile = retrieval::parse_profile(args.profile);
-  if (!profile) throw UsageError(fmt::format("unknown --profile \"{}\": use okf or repo", args.profile));
   retrieval::LoadOptions load;
-  load.profile = *profile;
+  load.profile = profile_option(args.profile);
   const std::vector<std::string> wheres(args.inputs.begin(), args.inputs.end() - 1);
   const std::string& query = args.inputs.back();
   if (wheres.size() > 1 && args.retrieval.method != "bm25f")
     throw UsageError(fmt::format("--retrieval {} takes one bundle; several bundles are searched with bm25f",
                                  args.retrieval.method));
+  if (wheres.size() > 1 && (load.profile == retrieval::Profile::lessons || load.profile == retrieval::Profile::expertise))
+    throw UsageError(fmt::format("--profile {} takes one bundle: its policy names concepts by id",
+                                 retrieval::to_string(load.profile)));
   const harness::SourceBundles loaded = harness::load_sources(wheres, args.git, load);
+  args.options.filters.selection = make_selection(*loaded.bundles.front(), args.selection);
   const std::vector<retrieval::NamedBundle> named = loaded.named();
   const retrieval::SearchIndex index = retrieval::SearchIndex::build(named);
   std::unique_ptr<HybridRanking> ranking = make_retrieval(*loaded.bundles.front(), args.retrieval);
@@ -133,13 +146,15 @@ void add_context_command(CLI::App& app, Action& action) {
   cmd->add_option("--encoding", args->encoding, "Token counter: o200k_base, cl100k_base or heuristic")
       ->capture_default_str();
   cmd->add_option("--now", args->options.now, "Clock for weaver (ISO-8601): drops concepts past stale_after");
-  cmd->add_option("--profile", args->profile, "Bundle profile: okf or repo")->capture_default_str();
+  cmd->add_option("--profile", args->profile, "Bundle profile: okf, repo, lessons (lifecycle selection) or expertise")
+      ->capture_default_str();
   cmd->add_option("--usage-tag", args->options.filters.usage_tag,
                   "Only concepts with this usage tag (debugging, onboarding, ...; retrieval/README.md)");
   cmd->add_flag("--no-citations", args->no_citations, "Leave the Citations lines out of the blocks");
   cmd->add_flag("--json", args->json, "Print the pack as JSON");
   add_git_flags(*cmd, args->git);
   add_retrieval_flags(*cmd, args->retrieval);
+  add_selection_flags(*cmd, args->selection);
   cmd->callback([args, &action] { action = [args] { return run_context(*args); }; });
 }
 

@@ -212,7 +212,7 @@ void read_path_bundle(const SpecReader& r, const YAML::Node& node, const std::st
   BundleSource b;
   if (node["profile"]) {
     b.profile = r.scalar<std::string>(node["profile"], key + ".profile", "okf or repo");
-    if (!retrieval::parse_profile(b.profile))
+    if (std::optional<retrieval::Profile> p = retrieval::parse_profile(b.profile); !p || !retrieval::is_okf_or_repo(*p))
       r.fail(node["profile"], key + ".profile", fmt::format("unknown profile \"{}\": use okf or repo", b.profile));
   }
   const std::string ref = node["ref"] ? r.scalar<std::string>(node["ref"], key + ".ref", "a branch, tag or commit") : "";

@@ -76,11 +76,41 @@ std::string_view to_string(TrustTier tier) {
   }
 }
 
-std::string_view to_string(Profile profile) { return profile == Profile::repo ? "repo" : "okf"; }
+std::string_view to_string(Profile profile) {
+  switch (profile) {
+    case Profile::repo: return "repo";
+    case Profile::lessons: return "lessons";
+    case Profile::expertise: return "expertise";
+    case Profile::okf: break;
+  }
+  return "okf";
+}
 
 std::optional<Profile> parse_profile(std::string_view name) {
-  if (name == "okf") return Profile::okf;
-  if (name == "repo") return Profile::repo;
+  for (Profile p : {Profile::okf, Profile::repo, Profile::lessons, Profile::expertise})
+    if (name == to_string(p)) return p;
+  return std::nullopt;
+}
+
+std::string_view profile_names() { return "okf, repo, lessons or expertise"; }
+
+constexpr LessonStatus kLessonStatuses[] = {LessonStatus::candidate, LessonStatus::reviewed, LessonStatus::active,
+                                            LessonStatus::deprecated, LessonStatus::rejected};
+
+std::string_view to_string(LessonStatus status) {
+  switch (status) {
+    case LessonStatus::reviewed: return "reviewed";
+    case LessonStatus::active: return "active";
+    case LessonStatus::deprecated: return "deprecated";
+    case LessonStatus::rejected: return "rejected";
+    case LessonStatus::candidate: break;
+  }
+  return "candidate";
+}
+
+std::optional<LessonStatus> parse_lesson_status(std::string_view name) {
+  for (LessonStatus s : kLessonStatuses)
+    if (name == to_string(s)) return s;
   return std::nullopt;
 }
 
@@ -141,6 +171,7 @@ Bundle Bundle::load(const fs::path& root, const LoadOptions& options) {
       impl.total_bytes += file.parsed.item.bytes;
       loaded.push_back(static_cast<std::size_t>(&file - files.data()));
     } else if (file.kind == FileKind::index) {
+      if (file.path == "index.md") impl.root_index_frontmatter = std::move(file.frontmatter);
       impl.index_texts[std::string(parent_dir(file.path))] = std::move(file.text);
     } else {
       impl.logs.emplace_back(std::string(parent_dir(file.path)), std::move(file.entries));
@@ -242,6 +273,9 @@ std::size_t Bundle::link_count() const { return impl_->link_count; }
 std::size_t Bundle::broken_link_count() const { return impl_->broken_link_count; }
 std::size_t Bundle::total_bytes() const { return impl_->total_bytes; }
 const LoadOptions& Bundle::options() const { return impl_->options; }
+const std::optional<Bundle::IndexFrontmatter>& Bundle::root_index_frontmatter() const {
+  return impl_->root_index_frontmatter;
+}
 std::optional<std::size_t> Bundle::position(std::string_view id) const { return impl_->position(id); }
 
 const Concept* Bundle::find(std::string_view id) const {

@@ -34,7 +34,17 @@ struct Diagnostic {
 // okf: OKF v0.2 conformance (frontmatter with a non-empty `type` required).
 // repo: plain markdown documentation trees; frontmatter optional, type
 // defaults to "Document", title from the first H1 or the file name.
-enum class Profile { okf, repo };
+// lessons: okf plus a lesson lifecycle on every concept (`status`, `scope`,
+// `expires_at`; retrieval/lessons.hpp).
+// expertise: okf plus an expertise pack's `key`, `applies_to` and
+// `expires_at` on every node and a `version` in the root index.md
+// (retrieval/expertise.hpp).
+enum class Profile { okf, repo, lessons, expertise };
+
+// Profiles other than repo refuse what OKF refuses (a file without
+// frontmatter or `type` is skipped with an error).
+constexpr bool is_strict(Profile profile) { return profile != Profile::repo; }
+constexpr bool is_okf_or_repo(Profile profile) { return profile == Profile::okf || profile == Profile::repo; }
 
 struct LoadOptions {
   Profile profile = Profile::okf;
@@ -89,6 +99,26 @@ struct Citation {
   bool operator==(const Citation&) const = default;
 };
 
+// A lesson's lifecycle status (contextweaver's lessons): candidate lessons
+// await review, reviewed and active ones are in use, deprecated and rejected
+// ones are kept for the record only.
+enum class LessonStatus { candidate, reviewed, active, deprecated, rejected };
+
+// The fields the lessons and expertise profiles read, as the loader checked
+// them (every bad value is a diagnostic naming the file, line and key).
+struct Lifecycle {
+  // lessons: nullopt when the value written is not a lesson status (an error
+  // diagnostic); a lesson without `status` is a candidate (a warning).
+  std::optional<LessonStatus> status = LessonStatus::candidate;
+  std::string status_text;   // as written, "" when absent
+  std::string scope;         // lessons: e.g. "project"; "" = no scope
+  std::string expires_at;    // as written, "" when absent
+  bool expires_valid = true; // false when expires_at is not a timestamp (an error diagnostic)
+  std::string key;           // expertise: the constraint group, "" when absent (an error diagnostic)
+  std::vector<std::string> applies_to;  // expertise: task tags; empty = every task
+  bool operator==(const Lifecycle&) const = default;
+};
+
 struct Concept {
   std::string id;     // bundle-relative path without ".md", e.g. "metrics/active-users"
   std::string path;   // bundle-relative file path, e.g. "metrics/active-users.md"
@@ -112,6 +142,7 @@ struct Concept {
   std::string frontmatter_yaml;  // raw frontmatter text, unknown keys included
   std::map<std::string, std::string> extra;  // unknown top-level keys, as YAML text
   std::size_t bytes = 0;
+  Lifecycle lifecycle;  // lessons and expertise profiles only
 
   // Stale on or after stale_after (OKF v0.2 section 5.5); `now` is an
   // ISO-8601 timestamp. False when stale_after is absent or invalid.
@@ -123,6 +154,10 @@ std::string_view to_string(Status status);
 std::string_view to_string(TrustTier tier);  // "unverified", "machine-confirmed", "human-reviewed"
 std::string_view to_string(Profile profile);
 std::optional<Profile> parse_profile(std::string_view name);
+// "okf, repo, lessons or expertise", for messages that list the profiles.
+std::string_view profile_names();
+std::string_view to_string(LessonStatus status);
+std::optional<LessonStatus> parse_lesson_status(std::string_view name);
 
 // The current time as "YYYY-MM-DDTHH:MM:SSZ", for is_stale().
 std::string now_utc();
@@ -181,6 +216,14 @@ class Bundle {
   std::size_t broken_link_count() const;
   std::size_t total_bytes() const;  // bytes of the concept files that were loaded
   const LoadOptions& options() const;
+  // The YAML frontmatter of the root index.md as written and the file line
+  // of its first YAML line; nullopt when there is no root index.md or it has
+  // no frontmatter block (okf, lessons and expertise profiles).
+  struct IndexFrontmatter {
+    std::string yaml;
+    int line = 0;
+  };
+  const std::optional<IndexFrontmatter>& root_index_frontmatter() const;
 
   // Layers, indexes and logs.
   // Top-level directory -> number of concepts below it (at any depth).

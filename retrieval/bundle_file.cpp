@@ -67,12 +67,12 @@ bool read_concept_frontmatter(const SplitDocument& split, const LoadOptions& opt
     return false;
   }
   if (split.fence == Fence::unterminated) {
-    Severity severity = profile == Profile::okf ? Severity::error : Severity::warning;
+    Severity severity = is_strict(profile) ? Severity::error : Severity::warning;
     file.diagnostics.push_back(
         {severity, file.path, 1,
          fmt::format("frontmatter opened with `---` on line 1 is never closed; add a `---` line after "
                      "the YAML{}",
-                     profile == Profile::okf ? "; the file was skipped" : "; the file was loaded as plain markdown")});
+                     is_strict(profile) ? "; the file was skipped" : "; the file was loaded as plain markdown")});
     return profile == Profile::repo;
   }
   FrontmatterOutcome outcome =
@@ -119,6 +119,7 @@ void parse_index(std::string_view text, ParsedFile& file) {
                                   "index.md carries frontmatter; only the bundle-root index.md may (for "
                                   "okf_version); remove the block"});
     } else {
+      file.frontmatter = Bundle::IndexFrontmatter{std::string(split.yaml), split.yaml_line};
       try {
         YAML::Node node = YAML::Load(std::string(split.yaml));
         if (!node.IsMap() && !node.IsNull())
@@ -158,7 +159,7 @@ ParsedFile parse_checked(const FileTask& task, const LoadOptions& options, FileC
   std::string& content = read.bytes;
   file.parsed.item.bytes = content.size();
   if (content.empty() && task.kind == FileKind::concept_file) {
-    Severity severity = options.profile == Profile::okf ? Severity::error : Severity::warning;
+    Severity severity = is_strict(options.profile) ? Severity::error : Severity::warning;
     file.diagnostics.push_back({severity, file.path, 0,
                                 "file is empty; add frontmatter with a `type` and a body, or delete it; "
                                 "the file was skipped"});

@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -46,6 +47,7 @@ struct ParsedFile {
   bool loaded = false;
   ParsedConcept parsed;                 // kind == concept
   std::string text;                     // kind == index: the body
+  std::optional<Bundle::IndexFrontmatter> frontmatter;  // kind == index: the root index.md's block
   std::vector<StoredLogEntry> entries;  // kind == log
   std::vector<Diagnostic> diagnostics;
 };
@@ -148,6 +150,7 @@ struct Bundle::Impl {
   std::vector<Diagnostic> diagnostics;            // load_diagnostics + link problems, sorted
   std::set<std::string, std::less<>> directories;           // every directory with markdown below it ("" = root)
   std::map<std::string, std::string> index_texts;  // directory -> index.md body
+  std::optional<Bundle::IndexFrontmatter> root_index_frontmatter;
   std::vector<std::pair<std::string, std::vector<detail::StoredLogEntry>>> logs;  // scope -> entries
   std::vector<std::vector<std::pair<std::size_t, std::size_t>>> backlinks;  // target -> (source, link)
   // Case-folded file name without ".md" -> positions of the concepts with

@@ -230,8 +230,8 @@ class Walker {
   // tree gives them no special meaning.
   void add_file(const std::string& relative, FileTask task) {
     std::string_view name = std::string_view(relative).substr(relative.rfind('/') + 1);
-    if (options_.profile == Profile::okf && name == "index.md") task.kind = FileKind::index;
-    if (options_.profile == Profile::okf && name == "log.md") task.kind = FileKind::log;
+    if (is_strict(options_.profile) && name == "index.md") task.kind = FileKind::index;
+    if (is_strict(options_.profile) && name == "log.md") task.kind = FileKind::log;
     if (task.kind == FileKind::concept_file && !within_max_files(relative)) return;
     files_.add(std::move(task));
   }

@@ -201,13 +201,17 @@ std::vector<Candidate> grafito_candidates(std::span<const NamedBundle> bundles, 
     meta.score = hit.score;
     out.push_back({c, meta, owner->bundle});
   }
+  const Selection* selection = options.filters.selection.get();
+  if (selection) {  // the policy's preferred concepts rank first, each group in score order
+    std::stable_partition(out.begin(), out.end(), [&](const Candidate& c) { return selection->prefers(c.meta.id); });
+  }
   const std::size_t seeds = out.size();
   for (std::size_t i = 0; i < seeds && options.expand_hops > 0; ++i) {
     const Bundle& bundle = *out[i].owner;
     const std::string name = out[i].meta.bundle;
     for (const Neighbor& n : bundle.neighbors(out[i].meta.id, Direction::out, options.relation, options.expand_hops)) {
       const Concept* c = bundle.find(n.id);
-      if (!c || !seen.insert(name + '\0' + c->id).second) continue;
+      if (!c || (selection && selection->excludes(c->id)) || !seen.insert(name + '\0' + c->id).second) continue;
       PackEntry meta;
       meta.id = c->id;
       meta.bundle = name;
@@ -325,9 +329,11 @@ bool has_usage(const Concept& c, std::string_view tag) {
 void pack_weaver(std::span<const NamedBundle> bundles, std::string_view query, const ContextOptions& options,
                  const TokenCounter& counter, ContextPack& pack) {
   const auto query_words = word_set(query);
+  const Selection* selection = options.filters.selection.get();
   std::vector<Candidate> ranked;
   for (const NamedBundle& owner : bundles) {
     for (const Concept& c : owner.bundle->concepts()) {
+      if (selection && selection->excludes(c.id)) continue;
       if (!options.now.empty() && c.is_stale(options.now)) continue;
       if (!has_usage(c, options.filters.usage_tag)) continue;
       std::string tags;
@@ -340,7 +346,9 @@ void pack_weaver(std::span<const NamedBundle> bundles, std::string_view query, c
       ranked.push_back({&c, meta, owner.bundle});
     }
   }
-  std::stable_sort(ranked.begin(), ranked.end(), [](const Candidate& a, const Candidate& b) {
+  auto first = [&](const Candidate& c) { return selection && selection->prefers(c.meta.id); };
+  std::stable_sort(ranked.begin(), ranked.end(), [&](const Candidate& a, const Candidate& b) {
+    if (first(a) != first(b)) return first(a);
     if (a.meta.score != b.meta.score) return a.meta.score > b.meta.score;
     return a.meta.id != b.meta.id ? a.meta.id < b.meta.id : a.meta.bundle < b.meta.bundle;
   });
@@ -430,6 +438,10 @@ ContextPack pack_context(std::span<const NamedBundle> bundles, const SearchIndex
   pack.budget_tokens = options.budget_tokens;
   pack.counter = counter.name();
   pack.strategy = options.strategy;
+  if (options.filters.selection) {
+    pack.policy = options.filters.selection->policy;
+    pack.excluded = options.filters.selection->excluded;
+  }
   if (options.strategy == PackStrategy::weaver) {
     pack_weaver(bundles, query, options, counter, pack);
   } else {

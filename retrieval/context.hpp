@@ -71,7 +71,9 @@ struct ContextOptions {
   // grafito: the retrieval method of the seed search; nullptr = `index` (BM25F).
   const Retriever* retriever = nullptr;
   SearchOptions filters;              // grafito: type/tags/layer/usage_tag filters of the seed search (limit is k);
-                                      // weaver: usage_tag only
+                                      // weaver: usage_tag only. Both: `selection` (lessons, expertise packs):
+                                      // excluded concepts are neither seeds nor neighbours, preferred ones
+                                      // are seeds before the others
 };
 
 enum class PackReason { seed, via };
@@ -108,6 +110,8 @@ struct ContextPack {
   PackStrategy strategy = PackStrategy::grafito;
   bool truncated = false;               // something was cut or skipped
   bool over_budget = false;             // tokens > budget_tokens (weaver only; grafito never)
+  std::string policy;                   // the selection policy applied ("" = none)
+  std::vector<Exclusion> excluded;      // every concept the policy kept out, with the reason, by id
 };
 
 // Throws UsageError when budget_tokens is 0. No hits gives an empty pack.

@@ -285,6 +285,13 @@ const std::vector<std::string_view>& known_keys() {
   return keys;
 }
 
+// Keys that are checked and also kept in `extra` as written: usage_window
+// (OKF), and the fields of the lessons and expertise profiles.
+const std::vector<std::string_view>& checked_extra_keys() {
+  static const std::vector<std::string_view> keys{"usage_window", "scope", "expires_at", "key", "applies_to"};
+  return keys;
+}
+
 // YAML aliases can make a small file describe an exponentially large tree
 // ("billion laughs"); count nodes with a budget before dumping a value.
 bool within_node_budget(const YAML::Node& node, int& budget) {
@@ -350,7 +357,7 @@ class KnownFields {
         // The first value of a repeated key counts, as YAML 1.2 (3.2.1.1) lets a
         // processor recover; not `=`: assigning a YAML::Node writes through to its node.
         if (!values_[slot]) values_[slot].emplace(entry.second);
-        if (key != "usage_window") continue;  // checked, and also kept as written
+        if (slot < known_keys().size()) continue;  // the others are checked, and also kept as written
       }
       if (item.extra.count(key)) continue;  // a repeated key: reported, the first value kept
       int budget = max_extra_nodes;
@@ -363,7 +370,7 @@ class KnownFields {
     }
   }
 
-  // The value of a known key (or usage_window); an undefined node (false)
+  // The value of a known or checked key; an undefined node (false)
   // when it is absent.
   const YAML::Node& get(std::string_view key) const {
     const std::optional<YAML::Node>& value = values_.at(slot_of(key));
@@ -373,12 +380,16 @@ class KnownFields {
  private:
   static std::size_t slot_of(std::string_view key) {
     const auto& known = known_keys();
-    if (key == "usage_window") return known.size();
-    auto it = std::find(known.begin(), known.end(), key);
-    return it == known.end() ? std::string_view::npos : static_cast<std::size_t>(it - known.begin());
+    if (auto it = std::find(known.begin(), known.end(), key); it != known.end())
+      return static_cast<std::size_t>(it - known.begin());
+    const auto& checked = checked_extra_keys();
+    auto it = std::find(checked.begin(), checked.end(), key);
+    return it == checked.end() ? std::string_view::npos
+                               : known.size() + static_cast<std::size_t>(it - checked.begin());
   }
 
-  std::vector<std::optional<YAML::Node>> values_ = std::vector<std::optional<YAML::Node>>(known_keys().size() + 1);
+  std::vector<std::optional<YAML::Node>> values_ =
+      std::vector<std::optional<YAML::Node>>(known_keys().size() + checked_extra_keys().size());
   YAML::Node absent_{YAML::NodeType::Undefined};
 };
 
@@ -388,7 +399,7 @@ class KnownFields {
 // and the first value counts. Returns whether the file is still read.
 bool report_duplicate_keys(Reader& reader, const YAML::Node& root, Profile profile) {
   const std::vector<DuplicateKey> repeated = find_duplicate_keys(root);
-  const bool okf = profile == Profile::okf;
+  const bool okf = is_strict(profile);
   for (const DuplicateKey& d : repeated) {
     reader.report(okf ? Severity::error : Severity::warning, reader.file_line(d.line),
                   fmt::format("duplicate key `{}` (first at line {}): YAML keys must be unique, keep one{}",
@@ -396,6 +407,57 @@ bool report_duplicate_keys(Reader& reader, const YAML::Node& root, Profile profi
                               okf ? "; the file was skipped" : "; the first value is used"));
   }
   return repeated.empty() || !okf;
+}
+
+// `expires_at` of a lesson or an expertise node: an invalid one is an error,
+// since a lesson whose expiry cannot be read must not stay in use forever.
+void read_expiry(Reader& reader, const YAML::Node& node, Lifecycle& life) {
+  life.expires_at = reader.text(node, "expires_at");
+  if (life.expires_at.empty() || parse_timestamp(life.expires_at)) return;
+  life.expires_valid = false;
+  reader.report(Severity::error, reader.line_of(node),
+                fmt::format("`expires_at: {}` is not a date; write YYYY-MM-DD or a timestamp like "
+                            "2026-06-30T14:00:00Z. It is excluded from selection until fixed",
+                            life.expires_at));
+}
+
+void read_lesson(Reader& reader, const KnownFields& fields, Lifecycle& life) {
+  const YAML::Node& status = fields.get("status");
+  life.status_text = reader.text(status, "status");
+  if (life.status_text.empty()) {
+    reader.report(Severity::warning, reader.line_of(status),
+                  "the lesson has no `status`; it is treated as a candidate (selected only when candidates are "
+                  "asked for); write `status: candidate|reviewed|active|deprecated|rejected`");
+  } else if (!(life.status = parse_lesson_status(life.status_text))) {
+    reader.report(Severity::error, reader.line_of(status),
+                  fmt::format("`status: {}` is not a lesson status; write candidate, reviewed, active, deprecated "
+                              "or rejected. It is excluded from selection until fixed",
+                              life.status_text));
+  }
+  life.scope = reader.text(fields.get("scope"), "scope");
+  read_expiry(reader, fields.get("expires_at"), life);
+}
+
+void read_expertise(Reader& reader, const KnownFields& fields, Lifecycle& life) {
+  const YAML::Node& key = fields.get("key");
+  life.key = reader.text(key, "key");
+  if (life.key.empty())
+    reader.report(Severity::error, reader.line_of(key),
+                  "the expertise node has no `key`; add one that names the constraint it belongs to, such as "
+                  "`key: api-style` (nodes with one key are checked for conflicts)");
+  const YAML::Node& applies = fields.get("applies_to");
+  if (applies && applies.IsScalar() && !applies.Scalar().empty()) {
+    life.applies_to.push_back(applies.Scalar());
+  } else if (applies && applies.IsSequence()) {
+    for (const YAML::Node& tag : applies) {
+      if (tag.IsScalar() && !tag.Scalar().empty()) life.applies_to.push_back(tag.Scalar());
+      else reader.warn(tag, "an `applies_to` entry is not a plain string; it was ignored");
+    }
+  } else if (applies && !applies.IsNull()) {
+    reader.warn(applies, "`applies_to` is a mapping; write a task tag or a list such as [python-library]. "
+                         "It was ignored, so the node applies to every task");
+  }
+  read_expiry(reader, fields.get("expires_at"), life);
 }
 
 // One stream per thread: constructing a stringstream (and its locale) per file
@@ -410,9 +472,9 @@ YAML::Node load_yaml(std::string_view yaml) {
 FrontmatterOutcome read_fields(std::string_view yaml, int yaml_line, Profile profile, Concept& item,
                                std::vector<RawLink>& links, std::vector<Diagnostic>& diagnostics) {
   Reader reader(yaml_line, item, diagnostics);
-  Severity fatal = profile == Profile::okf ? Severity::error : Severity::warning;
+  Severity fatal = is_strict(profile) ? Severity::error : Severity::warning;
   std::string_view consequence =
-      profile == Profile::okf ? "; the file was skipped" : "; the file was loaded as plain markdown";
+      is_strict(profile) ? "; the file was skipped" : "; the file was loaded as plain markdown";
   YAML::Node loaded;
   try {
     loaded = load_yaml(yaml);
@@ -437,7 +499,7 @@ FrontmatterOutcome read_fields(std::string_view yaml, int yaml_line, Profile pro
   KnownFields fields(reader, root, item);
   const YAML::Node& type = fields.get("type");
   if (std::string problem = check_type(type); !problem.empty()) {
-    if (profile == Profile::okf) {
+    if (is_strict(profile)) {
       reader.report(Severity::error, type ? reader.line_of(type) : yaml_line, problem + "; the file was skipped");
       return FrontmatterOutcome::skip;
     }
@@ -448,7 +510,9 @@ FrontmatterOutcome read_fields(std::string_view yaml, int yaml_line, Profile pro
   item.description = reader.text(fields.get("description"), "description");
   item.resource = reader.text(fields.get("resource"), "resource");
   read_tags(reader, fields.get("tags"), item);
-  read_status(reader, fields.get("status"), item);
+  if (profile == Profile::lessons) read_lesson(reader, fields, item.lifecycle);
+  else read_status(reader, fields.get("status"), item);
+  if (profile == Profile::expertise) read_expertise(reader, fields, item.lifecycle);
   item.stale_after = reader.timestamp(fields.get("stale_after"), "stale_after");
   read_generated(reader, fields.get("generated"), item);
   if (item.generated_at.empty()) item.generated_at = reader.timestamp(fields.get("timestamp"), "timestamp");
@@ -469,7 +533,7 @@ FrontmatterOutcome read_frontmatter(std::string_view yaml, int yaml_line, Profil
   try {
     return read_fields(yaml, yaml_line, profile, item, links, diagnostics);
   } catch (const YAML::Exception& e) {  // a shape the field readers did not expect: report, never crash
-    diagnostics.push_back({profile == Profile::okf ? Severity::error : Severity::warning, item.path,
+    diagnostics.push_back({is_strict(profile) ? Severity::error : Severity::warning, item.path,
                            yaml_line + std::max(0, e.mark.line),
                            fmt::format("cannot read the frontmatter: {}; check the YAML structure", e.msg)});
     return FrontmatterOutcome::skip;

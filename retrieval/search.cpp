@@ -397,6 +397,7 @@ struct Filter {
   std::uint32_t layer = kAbsent;
   std::uint32_t usage = kAbsent;
   std::vector<std::uint32_t> tags;  // sorted
+  std::vector<std::uint32_t> excluded;  // documents the selection excludes, sorted
 };
 
 Filter resolve_filter(const IndexData& index, const SearchOptions& options) {
@@ -411,6 +412,12 @@ Filter resolve_filter(const IndexData& index, const SearchOptions& options) {
   if (!options.usage_tag.empty()) filter.usage = resolve(index.usage_names, fold_case(options.usage_tag));
   for (const std::string& tag : options.tags) filter.tags.push_back(resolve(index.tag_names, fold_case(tag)));
   std::sort(filter.tags.begin(), filter.tags.end());
+  if (options.selection) {
+    for (const Exclusion& e : options.selection->excluded) {  // ids are sorted, as the documents are
+      auto it = std::lower_bound(index.ids.begin(), index.ids.end(), e.id);
+      if (it != index.ids.end() && *it == e.id) filter.excluded.push_back(static_cast<std::uint32_t>(it - index.ids.begin()));
+    }
+  }
   return filter;
 }
 
@@ -419,6 +426,7 @@ bool passes(const IndexData& index, const Filter& filter, std::uint32_t doc) {
   if (filter.layer != kAbsent && index.layer[doc] != filter.layer) return false;
   if (filter.usage != kAbsent && !std::binary_search(index.usage[doc].begin(), index.usage[doc].end(), filter.usage))
     return false;
+  if (std::binary_search(filter.excluded.begin(), filter.excluded.end(), doc)) return false;
   const auto& tags = index.tags[doc];
   return std::includes(tags.begin(), tags.end(), filter.tags.begin(), filter.tags.end());
 }

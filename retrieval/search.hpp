@@ -41,6 +41,7 @@
 
 #include "retrieval/analyzer.hpp"
 #include "retrieval/bundle.hpp"
+#include "retrieval/selection.hpp"
 
 namespace okfbench::retrieval {
 
@@ -50,6 +51,9 @@ struct SearchOptions {
   std::vector<std::string> tags;   // all must match, case-insensitive
   std::string layer;               // "" = any
   std::string usage_tag;           // "" = any; else one of classify_usage's tags, case-insensitive
+  // A selection policy's verdict (lessons, expertise packs): its excluded
+  // concepts are never hits. nullptr = no policy.
+  std::shared_ptr<const Selection> selection;
 };
 
 // The limit the agent tools accept: 1..50.

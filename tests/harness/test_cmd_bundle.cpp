@@ -166,5 +166,51 @@ TEST(CmdBundle, HistoryNewestFirst) {
   EXPECT_THAT(one.out, HasSubstr("2026-04-03  Deprecation: [ADR 0003]"));
 }
 
+std::string lessons(const std::string& name) {
+  return (okfbench::test::source_dir() / "tests/data/lessons" / name).string();
+}
+
+TEST(CmdBundle, ValidateLessonsReportsSelectionAndExclusions) {
+  CommandResult result = okfbench("validate " + lessons("payments") + " --profile lessons --as-of 2026-12-02");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out,
+              HasSubstr("lessons: active 3, candidate 1, deprecated 1, rejected 1, reviewed 1\n"
+                        "policy: lessons as of 2026-12-02: rejected and deprecated excluded, candidates excluded\n"
+                        "selected: api/pagination-limits, api/retry-idempotency, build/retry-flaky-tests\n"
+                        "excluded: api/old-page-size (status:deprecated)\n"
+                        "excluded: api/retry-forever (status:rejected)\n"
+                        "excluded: build/cache-warmup (status:candidate)\n"
+                        "excluded: build/freeze-window (expired)\n"));
+  EXPECT_THAT(result.out, HasSubstr("stale at 2026-12-02: -\n"));  // --as-of is validate's clock without --now
+
+  CommandResult json = okfbench("validate " + lessons("payments") +
+                                " --profile lessons --as-of 2026-11-15 --include-candidates --prefer-scope project --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  nlohmann::json report = nlohmann::json::parse(json.out)["lessons"];
+  EXPECT_EQ(report["selected"], nlohmann::json({"api/pagination-limits", "api/retry-idempotency", "build/cache-warmup",
+                                                "build/freeze-window", "build/retry-flaky-tests"}));
+  EXPECT_EQ(report["preferred"], nlohmann::json({"api/retry-idempotency", "build/cache-warmup", "build/freeze-window"}));
+  EXPECT_EQ(report["excluded"], nlohmann::json::parse(R"([{"id":"api/old-page-size","reason":"status:deprecated"},
+                                                          {"id":"api/retry-forever","reason":"status:rejected"}])"));
+}
+
+TEST(CmdBundle, ValidateLessonsWithBadValuesIsNotConformant) {
+  CommandResult result = okfbench("validate " + lessons("malformed") + " --profile lessons --as-of 2026-12-02");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.out, HasSubstr("approved.md:4: error: `status: approved` is not a lesson status"));
+  EXPECT_THAT(result.out, HasSubstr("bad-expiry.md:5: error: `expires_at: 2026-13-01` is not a date"));
+  EXPECT_THAT(result.out, HasSubstr("excluded: approved (status:invalid)\nexcluded: bad-expiry (expires_at:invalid)\n"
+                                    "excluded: no-status (status:candidate)\n"));
+}
+
+TEST(CmdBundle, ValidateLessonFlagsAreCheckedAsUsage) {
+  CommandResult bad_date = okfbench("validate " + lessons("payments") + " --profile lessons --as-of soon");
+  EXPECT_EQ(bad_date.exit_code, 2);
+  EXPECT_THAT(bad_date.err, HasSubstr("--as-of soon: not a date"));
+  CommandResult wrong_profile = okfbench("validate " + lessons("payments") + " --include-candidates");
+  EXPECT_EQ(wrong_profile.exit_code, 2);
+  EXPECT_THAT(wrong_profile.err, HasSubstr("apply to --profile lessons only"));
+}
+
 }  // namespace
 }  // namespace okfbench::cli

@@ -69,5 +69,28 @@ TEST(CmdContext, BadArgumentsExitWithCodes) {
   EXPECT_EQ(run_command(okfbench() + " context " + dir.string() + " q --encoding nope").exit_code, 2);
 }
 
+TEST(CmdContext, LessonsProfileAppliesThePolicyAndListsExclusions) {
+  const std::string bundle = (source_dir() / "tests/data/lessons/payments").string();
+  auto r = run_command(okfbench() + " context " + bundle +
+                       " 'page size refunds' --profile lessons --as-of 2026-12-02 --k 2 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto pack = nlohmann::json::parse(r.out);
+  std::vector<std::string> ids;
+  for (const auto& c : pack["concepts"]) ids.push_back(c["id"]);
+  EXPECT_EQ(ids, (std::vector<std::string>{"api/pagination-limits", "api/retry-idempotency"}));
+  EXPECT_EQ(pack["policy"], "lessons as of 2026-12-02: rejected and deprecated excluded, candidates excluded");
+  EXPECT_EQ(pack["excluded"], nlohmann::json::parse(R"([{"id":"api/old-page-size","reason":"status:deprecated"},
+      {"id":"api/retry-forever","reason":"status:rejected"},{"id":"build/cache-warmup","reason":"status:candidate"},
+      {"id":"build/freeze-window","reason":"expired"}])"));
+
+  auto text = run_command(okfbench() + " context " + bundle + " 'freeze' --profile lessons --as-of 2026-11-15 --hops 0");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("id: build/freeze-window | type: Lesson | seed"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("\npolicy: lessons as of 2026-11-15: rejected and deprecated excluded, candidates excluded\n"
+                          "excluded: api/old-page-size (status:deprecated)\n"),
+            std::string::npos)
+      << text.out;
+}
+
 }  // namespace
 }  // namespace okfbench::test

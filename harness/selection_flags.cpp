@@ -1,0 +1,42 @@
+#include "harness/selection_flags.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "retrieval/error.hpp"
+#include "retrieval/frontmatter.hpp"
+#include "retrieval/lessons.hpp"
+
+namespace okfbench::cli {
+
+void add_selection_flags(CLI::App& cmd, SelectionFlags& flags) {
+  cmd.add_option("--as-of", flags.as_of,
+                 "Clock for expires_at in the lessons profile: YYYY-MM-DD or an ISO 8601 instant (default: now)");
+  cmd.add_flag("--include-candidates", flags.include_candidates,
+               "Lessons profile: candidate (unreviewed) lessons may be selected");
+  cmd.add_option("--prefer-scope", flags.prefer_scope, "Lessons profile: lessons of this scope rank first");
+}
+
+retrieval::Profile profile_option(const std::string& name) {
+  std::optional<retrieval::Profile> profile = retrieval::parse_profile(name);
+  if (!profile) throw UsageError(fmt::format("unknown --profile \"{}\": use {}", name, retrieval::profile_names()));
+  return *profile;
+}
+
+std::shared_ptr<const retrieval::Selection> make_selection(const retrieval::Bundle& bundle,
+                                                           const SelectionFlags& flags) {
+  if (!flags.as_of.empty() && !retrieval::parse_timestamp(flags.as_of))
+    throw UsageError(fmt::format("--as-of {}: not a date; write YYYY-MM-DD or 2026-06-30T14:00:00Z", flags.as_of));
+  if (bundle.options().profile != retrieval::Profile::lessons) {
+    if (flags.include_candidates || !flags.prefer_scope.empty())
+      throw UsageError("--include-candidates and --prefer-scope apply to --profile lessons only");
+    return nullptr;
+  }
+  retrieval::LessonPolicy policy;
+  policy.include_candidates = flags.include_candidates;
+  policy.preferred_scope = flags.prefer_scope;
+  policy.now = flags.as_of;
+  return std::make_shared<const retrieval::Selection>(retrieval::select_lessons(bundle, policy));
+}
+
+}  // namespace okfbench::cli
