@@ -128,6 +128,12 @@ TEST(Spec, AToolListEverySurfaceCannotHaveIsRefusedNamingTheCombination) {
   EXPECT_EQ(error_of(head + "    tools: [[search_concepts, get_neighbors], [search, open]]\n"), "(no error)");
 }
 
+TEST(Spec, APathListIsRefusedSayingEachBundleNeedsItsOwnEntry) {
+  EXPECT_THAT(error_of("bundles:\n  - path: [a, b]\npaths: {context: {}}\n"),
+              HasSubstr("spec.yaml:2: bundles[0].path: one path per entry: a spec does not yet combine several "
+                        "bundles into one index"));
+}
+
 TEST(Spec, GitBundlesAreReadFromPathRefAndSubdir) {
   const ExperimentSpec spec = parse(
       "bundles:\n  - path: https://github.com/acme/kb/tree/main/bundles/sales\n    ref: v2\n"
