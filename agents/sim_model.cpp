@@ -80,6 +80,7 @@ struct State {
   int assistant_turns = 0;
   bool searched = false, browsed_root = false, browsed_layers = false, followed = false, remembered = false;
   int opens_after_follow = 0;
+  int rereads = 0;  // opens of a concept opened before
   int tool_turns = 0;                          // assistant messages with tool calls
   std::vector<std::string> queries;            // search queries in order
   int opens_since_search = 0;                  // open calls after the latest search
@@ -162,6 +163,7 @@ void absorb(State& s, const OfferedTools& roles, const ToolCall& call, const std
     s.attempted.insert(id);
     ++s.opens_since_search;
     if (s.followed) ++s.opens_after_follow;
+    if (!failed && again) ++s.rereads;
     if (!failed && !again) {
       s.opened.push_back(id);
       s.opened_text += lower(result);
@@ -169,8 +171,9 @@ void absorb(State& s, const OfferedTools& roles, const ToolCall& call, const std
     }
   } else if (call.name == roles.follow) {
     s.followed = true;
-    s.neighbours = candidates_in(doc, {"outbound", "backlinks", "neighbors"});
-    remember_all(s.neighbours);
+    const std::vector<Candidate> listed = candidates_in(doc, {"outbound", "backlinks", "neighbors"});
+    s.neighbours.insert(s.neighbours.end(), listed.begin(), listed.end());  // several follows add up
+    remember_all(listed);
   } else if (call.name == roles.remember) {
     s.remembered = true;
   }
@@ -274,6 +277,9 @@ std::string answer_text(const State& s, const SimOptions& o, const retrieval::To
 struct Plan {
   int searches = 1;
   bool follow = true;
+  int follow_concepts = 1;
+  int neighbour_opens = 1;
+  int rereads = 0;
   int repeats = 0;
   bool browse_first = false;
 };
@@ -287,6 +293,9 @@ Plan plan_for(const SimOptions& o, const State& s) {
   Plan plan;
   plan.searches = p.searches.draw(draw(o, s, "searches"));
   plan.follow = draw(o, s, "follow") < p.follow_rate;
+  plan.follow_concepts = p.follow_concepts.draw(draw(o, s, "follow-concepts"));
+  plan.neighbour_opens = p.neighbour_opens.draw(draw(o, s, "neighbour-opens"));
+  plan.rereads = p.rereads.draw(draw(o, s, "rereads"));
   plan.repeats = p.repeats.draw(draw(o, s, "repeats"));
   plan.browse_first = draw(o, s, "browse") < p.browse_rate;
   return plan;
@@ -400,29 +409,53 @@ bool next_search(Reply& reply, const State& s, const OfferedTools& roles, const 
   return true;
 }
 
+// Neighbours to open after a follow, at most `want`: those whose titles hold
+// an uncovered term, then (when the profile follows whatever is covered)
+// those holding any question term.
+std::vector<std::string> neighbours_to_open(const State& s, const SimOptions& o, std::size_t want,
+                                            const std::vector<std::string>& missing, const std::vector<std::string>& terms) {
+  std::vector<std::string> chosen;
+  const auto titled = [](const Candidate& n, const std::vector<std::string>& words) {
+    const std::string title = lower(n.title);
+    return std::any_of(words.begin(), words.end(), [&](const std::string& t) { return title.find(t) != std::string::npos; });
+  };
+  std::vector<const std::vector<std::string>*> passes = {&missing};
+  if (o.profile.follow_when_covered) passes.push_back(&terms);
+  for (const auto* words : passes) {
+    for (const Candidate& n : s.neighbours) {
+      if (chosen.size() >= want) return chosen;
+      if (s.attempted.count(n.id) || std::find(chosen.begin(), chosen.end(), n.id) != chosen.end()) continue;
+      if (titled(n, *words)) chosen.push_back(n.id);
+    }
+  }
+  return chosen;
+}
+
 bool follow_links(Reply& reply, const State& s, const OfferedTools& roles, const SimOptions& o, const Plan& plan,
                   const std::vector<std::string>& terms) {
   if (o.follow_links == FollowLinks::no || !plan.follow || roles.follow.empty() || s.opened.empty()) return false;
-  std::vector<std::string> missing = uncovered(s, terms);
-  if (missing.empty()) return false;
+  const std::vector<std::string> missing = uncovered(s, terms);
   if (!s.followed) {
-    json args = concept_args(roles, s.opened.front(), s);
-    if (roles.surface == Surface::grafito) args["direction"] = "out";
-    reply.call(roles.follow, args);
-    return true;
+    if (missing.empty() && !o.profile.follow_when_covered) return false;
+    for (std::size_t i = 0; i < s.opened.size() && i < static_cast<std::size_t>(plan.follow_concepts); ++i) {
+      json args = concept_args(roles, s.opened[i], s);
+      if (roles.surface == Surface::grafito) args["direction"] = "out";
+      reply.call(roles.follow, args);
+    }
+    return !reply.empty();
   }
   if (s.opens_after_follow > 0 || roles.open.empty()) return false;
-  for (const Candidate& n : s.neighbours) {
-    if (s.attempted.count(n.id)) continue;
-    std::string title = lower(n.title);
-    bool matches = std::any_of(missing.begin(), missing.end(),
-                               [&](const std::string& t) { return title.find(t) != std::string::npos; });
-    if (matches) {
-      reply.call(roles.open, concept_args(roles, n.id, s));
-      return true;
-    }
-  }
-  return false;
+  const auto chosen = neighbours_to_open(s, o, static_cast<std::size_t>(plan.neighbour_opens), missing, terms);
+  for (const std::string& id : chosen) reply.call(roles.open, concept_args(roles, id, s));
+  return !chosen.empty();
+}
+
+// Opens the first concepts it read again, in one turn, just before answering.
+bool reread(Reply& reply, const State& s, const OfferedTools& roles, const Plan& plan) {
+  if (roles.open.empty() || s.rereads > 0 || plan.rereads <= 0) return false;
+  for (std::size_t i = 0; i < s.opened.size() && i < static_cast<std::size_t>(plan.rereads); ++i)
+    reply.call(roles.open, concept_args(roles, s.opened[i], s));
+  return !reply.empty();
 }
 
 bool save_note(Reply& reply, const State& s, const OfferedTools& roles, const std::vector<std::string>& terms,
@@ -496,7 +529,8 @@ Message sim_decide(const ChatRequest& request, const SimOptions& options, const 
   if (cap > 0 && s.tool_turns >= cap) return Message{Role::assistant, answer_text(s, o, counter), {}, {}, {}};
   if (repeat_call(reply, s, plan) || browse_first(reply, s, roles, plan) || first_steps(reply, s, roles, o, plan) ||
       open_candidates(reply, s, roles, o, terms) || next_search(reply, s, roles, o, plan, terms) ||
-      follow_links(reply, s, roles, o, plan, terms) || save_note(reply, s, roles, terms, o, counter))
+      follow_links(reply, s, roles, o, plan, terms) || reread(reply, s, roles, plan) ||
+      save_note(reply, s, roles, terms, o, counter))
     return reply.take();
   return Message{Role::assistant, answer_text(s, o, counter), {}, {}, {}};
 }

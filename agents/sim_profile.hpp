@@ -18,6 +18,11 @@
 //   max_open: 2                 # 0..50
 //   parallel_opens: 1.0         # probability the opens of a search go in one turn (else one per turn)
 //   follow_rate: 1.0            # probability of following links when question terms remain uncovered
+//   follow_when_covered: false  # true: follow whatever the opened concepts cover, and open
+//                               # neighbours whose titles hold any question term (uncovered first)
+//   follow_concepts: 1          # opened concepts (the first ones) whose neighbours are listed, in one turn
+//   neighbour_opens: 1          # neighbours opened after listing them, in one turn
+//   rereads: 0                  # concepts (the first opened) opened again just before answering, in one turn
 //   repeats: 0                  # calls per question that repeat the call before verbatim
 //   browse_rate: 0.0            # probability of browsing the root before searching
 //   max_tool_turns: 0           # answer after at most this many tool turns; 0 = when the policy is done
@@ -79,6 +84,10 @@ struct SimProfile {
   std::optional<CountDistribution> opens_per_search;  // nullopt = the open_ratio rule
   double parallel_opens = 1.0;
   double follow_rate = 1.0;
+  bool follow_when_covered = false;
+  CountDistribution follow_concepts = CountDistribution::always(1);
+  CountDistribution neighbour_opens = CountDistribution::always(1);
+  CountDistribution rereads = CountDistribution::always(0);
   CountDistribution repeats = CountDistribution::always(0);
   double browse_rate = 0.0;
   int max_tool_turns = 0;

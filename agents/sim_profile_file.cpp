@@ -15,7 +15,8 @@ namespace {
 const std::set<std::string> kKeys = {
     "searches",       "drop_terms",  "add_terms",   "search_k",       "opens_per_search", "open_ratio",
     "max_open",       "parallel_opens", "follow_rate", "repeats",     "browse_rate",      "max_tool_turns",
-    "answer_tokens",  "answer_tokens_spread", "seed_variation", "overheads"};
+    "answer_tokens",  "answer_tokens_spread", "seed_variation", "overheads", "follow_when_covered", "follow_concepts",
+    "neighbour_opens", "rereads"};
 const std::set<std::string> kOverheadKeys = {"per_message", "per_tool_call", "reply_priming", "per_tool", "tools_end",
                                              "content_ratio"};
 
@@ -102,6 +103,10 @@ void read_profile(const Reader& r, const YAML::Node& root, SimOptions& o) {
   if (root["drop_terms"]) p.drop_terms = r.counts(root["drop_terms"], "drop_terms");
   if (root["add_terms"]) p.add_terms = r.counts(root["add_terms"], "add_terms");
   if (root["repeats"]) p.repeats = r.counts(root["repeats"], "repeats");
+  if (root["follow_concepts"]) p.follow_concepts = r.counts(root["follow_concepts"], "follow_concepts");
+  if (root["neighbour_opens"]) p.neighbour_opens = r.counts(root["neighbour_opens"], "neighbour_opens");
+  if (root["rereads"]) p.rereads = r.counts(root["rereads"], "rereads");
+  if (root["follow_when_covered"]) p.follow_when_covered = r.boolean(root["follow_when_covered"], "follow_when_covered");
   if (root["search_k"]) o.search_k = static_cast<std::size_t>(r.integer(root["search_k"], "search_k", kProfileSearchK));
   if (const YAML::Node n = root["opens_per_search"]) {
     if (n.IsScalar() && n.Scalar() == "ratio") {
@@ -178,6 +183,10 @@ std::string sim_profile_yaml(const SimOptions& o, std::string_view comment) {
   out += fmt::format("max_open: {}\n", o.max_open);
   out += fmt::format("parallel_opens: {}\n", weight_text(p.parallel_opens));
   out += fmt::format("follow_rate: {}\n", weight_text(p.follow_rate));
+  out += fmt::format("follow_when_covered: {}\n", p.follow_when_covered ? "true" : "false");
+  out += fmt::format("follow_concepts: {}\n", counts_text(p.follow_concepts));
+  out += fmt::format("neighbour_opens: {}\n", counts_text(p.neighbour_opens));
+  out += fmt::format("rereads: {}\n", counts_text(p.rereads));
   out += fmt::format("repeats: {}\n", counts_text(p.repeats));
   out += fmt::format("browse_rate: {}\n", weight_text(p.browse_rate));
   out += fmt::format("max_tool_turns: {}\n", p.max_tool_turns);

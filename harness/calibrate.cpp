@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -165,6 +166,18 @@ std::string normalised(const std::string& arguments) {
   return j.is_discarded() ? arguments : j.dump();
 }
 
+std::string lowered(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+// Question terms that no opened body holds, as sim decides whether to follow.
+std::size_t uncovered_terms(const std::vector<std::string>& terms, const std::string& opened_text) {
+  return static_cast<std::size_t>(std::count_if(terms.begin(), terms.end(), [&](const std::string& t) {
+    return opened_text.find(t) == std::string::npos;
+  }));
+}
+
 void observe_search(Observed& o, const json& args, const std::vector<std::string>& terms) {
   ++o.searches;
   o.opens_per_search.push_back(0);
@@ -202,13 +215,14 @@ double mean_of(const std::vector<double>& values) {
 // Per-measure means over a set of observations.
 struct Means {
   double searches = 0, opens = 0, parallel = 0, dropped = 0, added = 0, follow = 0, repeats = 0, browse = 0, k = 0,
-         answer = 0, turns = 0;
+         answer = 0, turns = 0, rereads = 0, follows = 0, neighbour_opens = 0, covered = 0;
   bool any_follow_offer = false, any_browse_offer = false, any_multi = false, any_later = false, any_k = false;
 };
 
 Means means_of(const std::vector<Observed>& all) {
   Means m;
-  std::vector<double> searches, opens, dropped, added, follow, repeats, browse, k, answer, turns;
+  std::vector<double> searches, opens, dropped, added, follow, repeats, browse, k, answer, turns, rereads, follows,
+      neighbour_opens, covered;
   double multi = 0, parallel = 0;
   for (const Observed& o : all) {
     searches.push_back(o.searches);
@@ -218,6 +232,12 @@ Means means_of(const std::vector<Observed>& all) {
     for (int n : o.dropped) dropped.push_back(n);
     for (int n : o.added) added.push_back(n);
     if (o.offered_follow) follow.push_back(o.followed ? 1 : 0);
+    if (o.followed) {
+      follows.push_back(o.follows);
+      neighbour_opens.push_back(o.neighbour_opens);
+      covered.push_back(o.followed_covered ? 1 : 0);
+    }
+    rereads.push_back(o.rereads);
     if (o.offered_browse) browse.push_back(o.browsed_first ? 1 : 0);
     repeats.push_back(o.repeats);
     for (int n : o.search_k) k.push_back(n);
@@ -240,6 +260,10 @@ Means means_of(const std::vector<Observed>& all) {
   m.k = mean_of(k);
   m.answer = mean_of(answer);
   m.turns = mean_of(turns);
+  m.rereads = mean_of(rereads);
+  m.follows = follows.empty() ? 1.0 : mean_of(follows);
+  m.neighbour_opens = neighbour_opens.empty() ? 1.0 : mean_of(neighbour_opens);
+  m.covered = mean_of(covered);
   return m;
 }
 
@@ -399,11 +423,17 @@ Observed observe(const std::string& question, const std::vector<agents::ToolSpec
   const std::vector<std::string> terms = agents::question_terms(question);
   o.offered_follow = !roles.follow.empty();
   o.offered_browse = !roles.browse.empty() && !roles.search.empty();
-  std::set<std::string> seen;
-  std::vector<std::set<int>> open_turns;  // per search, the turns of its opens
+  std::set<std::string> seen, previous_turn;  // calls (name and arguments): all so far, the turn before's
+  std::set<std::string> open_call_ids;
+  std::string opened_text;                  // lower-cased open results so far
+  std::vector<std::set<int>> open_turns;    // per search, the turns of its opens
   bool after_follow = false;
   int turn = 0;
   for (const auto& m : after_question) {
+    if (m.role == agents::Role::tool) {
+      if (open_call_ids.count(m.tool_call_id)) opened_text += lowered(m.content);
+      continue;
+    }
     if (m.role != agents::Role::assistant) continue;
     ++turn;
     if (m.tool_calls.empty()) {
@@ -411,9 +441,18 @@ Observed observe(const std::string& question, const std::vector<agents::ToolSpec
       continue;
     }
     ++o.tool_turns;
+    std::set<std::string> this_turn;
     for (const auto& c : m.tool_calls) {
-      if (!seen.insert(c.name + '\0' + normalised(c.arguments)).second) {
+      const std::string key = c.name + '\0' + normalised(c.arguments);
+      const bool again = !seen.insert(key).second;
+      const bool repeat = again && (previous_turn.count(key) || this_turn.count(key));
+      this_turn.insert(key);
+      if (repeat || (again && c.name != roles.search && c.name != roles.open)) {
         ++o.repeats;
+        continue;
+      }
+      if (again && c.name == roles.open) {
+        ++o.rereads;
         continue;
       }
       const json args = json::parse(c.arguments, nullptr, false);
@@ -421,16 +460,24 @@ Observed observe(const std::string& question, const std::vector<agents::ToolSpec
         observe_search(o, args, terms);
         open_turns.emplace_back();
         after_follow = false;
-      } else if (c.name == roles.open && !after_follow && !o.opens_per_search.empty()) {
-        ++o.opens_per_search.back();
-        open_turns.back().insert(turn);
+      } else if (c.name == roles.open) {
+        open_call_ids.insert(c.id);
+        if (after_follow) {
+          ++o.neighbour_opens;
+        } else if (!o.opens_per_search.empty()) {
+          ++o.opens_per_search.back();
+          open_turns.back().insert(turn);
+        }
       } else if (c.name == roles.follow) {
+        if (!o.followed) o.followed_covered = uncovered_terms(terms, opened_text) == 0;
         o.followed = true;
+        ++o.follows;
         after_follow = true;
       } else if (c.name == roles.browse && o.searches == 0 && !roles.search.empty()) {
         o.browsed_first = true;
       }
     }
+    previous_turn = std::move(this_turn);
   }
   for (std::size_t i = 0; i < open_turns.size(); ++i) {
     if (o.opens_per_search[i] < 2) continue;
@@ -443,7 +490,8 @@ Observed observe(const std::string& question, const std::vector<agents::ToolSpec
 Fit fit_profile(const std::vector<Recording>& fit_set, const std::vector<CallSample>& samples,
                 const retrieval::TokenCounter& counter) {
   std::vector<Observed> all;
-  std::vector<int> searches, opens, dropped, added, repeats, k;
+  std::vector<int> searches, opens, dropped, added, repeats, k, rereads, follows, neighbour_opens;
+  bool followed_covered = false;
   std::vector<double> answers, calls;
   bool offered_search = false;
   for (const Recording& r : fit_set) {
@@ -455,6 +503,12 @@ Fit fit_profile(const std::vector<Recording>& fit_set, const std::vector<CallSam
     dropped.insert(dropped.end(), o.dropped.begin(), o.dropped.end());
     added.insert(added.end(), o.added.begin(), o.added.end());
     repeats.push_back(o.repeats);
+    rereads.push_back(o.rereads);
+    if (o.followed) {
+      follows.push_back(o.follows);
+      neighbour_opens.push_back(o.neighbour_opens);
+      followed_covered = followed_covered || o.followed_covered;
+    }
     k.insert(k.end(), o.search_k.begin(), o.search_k.end());
     answers.push_back(static_cast<double>(o.answer_tokens));
     calls.push_back(static_cast<double>(r.calls.size()));
@@ -469,6 +523,10 @@ Fit fit_profile(const std::vector<Recording>& fit_set, const std::vector<CallSam
   if (!dropped.empty()) p.drop_terms = empirical(dropped);
   if (!added.empty()) p.add_terms = empirical(added);
   if (!repeats.empty()) p.repeats = empirical(repeats);
+  if (!rereads.empty()) p.rereads = empirical(rereads);
+  if (!follows.empty()) p.follow_concepts = empirical(follows);
+  if (!neighbour_opens.empty()) p.neighbour_opens = empirical(neighbour_opens);
+  p.follow_when_covered = followed_covered;
   p.parallel_opens = round4(m.parallel);
   p.follow_rate = round4(m.follow);
   p.browse_rate = round4(m.browse);
@@ -492,6 +550,10 @@ Fit fit_profile(const std::vector<Recording>& fit_set, const std::vector<CallSam
       {"follow rate", m.follow, p.follow_rate, {}, {}},
       {"repeated calls per question", m.repeats, p.repeats.mean(), {}, {}},
       {"browse before searching", m.browse, p.browse_rate, {}, {}},
+      {"rereads per question", m.rereads, p.rereads.mean(), {}, {}},
+      {"concepts listed per follow turn", m.follows, p.follow_concepts.mean(), {}, {}},
+      {"neighbours opened after following", m.neighbour_opens, p.neighbour_opens.mean(), {}, {}},
+      {"followed with all terms covered", m.covered, p.follow_when_covered ? 1.0 : 0.0, {}, {}},
       {"search k", m.k, static_cast<double>(o.search_k), {}, {}},
       {"answer tokens", m.answer, static_cast<double>(o.answer_tokens), {}, {}},
       {"tool turns per question", m.turns, std::nan(""), {}, {}},
@@ -562,6 +624,7 @@ void add_check_columns(Fit& fit, const std::vector<CheckRow>& rows) {
   const std::vector<std::pair<double, double>> columns = {
       {a.searches, b.searches}, {a.opens, b.opens},     {a.parallel, b.parallel}, {a.dropped, b.dropped},
       {a.added, b.added},       {a.follow, b.follow},   {a.repeats, b.repeats},   {a.browse, b.browse},
+      {a.rereads, b.rereads},   {a.follows, b.follows}, {a.neighbour_opens, b.neighbour_opens}, {a.covered, b.covered},
       {a.k, b.k},               {a.answer, b.answer},   {a.turns, b.turns},       {mean_of(real_calls), mean_of(sim_calls)}};
   for (std::size_t i = 0; i < fit.parameters.size() && i < columns.size(); ++i) {
     fit.parameters[i].check_real = columns[i].first;

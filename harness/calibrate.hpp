@@ -24,7 +24,14 @@
 //                 its query leaves out, and terms it has that the question has not
 //                 -> `drop_terms`, `add_terms`
 //   follow        a follow call, among conversations offering one -> `follow_rate`
-//   repeats       calls with the name and arguments (as JSON) of an earlier one -> `repeats`
+//   repeats       calls with the name and arguments (as JSON) of one in the
+//                 same or the turn before (and any other repeated call that is
+//                 neither a search nor an open) -> `repeats`
+//   rereads       an open of a concept opened earlier (not the turn before) -> `rereads`
+//                 (a search repeated later counts as a search, with its opens)
+//   follows       follow calls of a conversation that followed -> `follow_concepts`;
+//                 opens after them -> `neighbour_opens`; a first follow when every
+//                 question term was already in an opened body -> `follow_when_covered`
 //   browse        a browse call before the first search, among conversations
 //                 offering browse and search -> `browse_rate`
 //   search k      the most frequent k / limit -> `search_k`
@@ -85,6 +92,10 @@ struct Observed {
   int multi_open_searches = 0, parallel_searches = 0;
   std::vector<int> dropped, added;  // per later search
   bool offered_follow = false, followed = false;
+  bool followed_covered = false;  // the first follow came when every question term was in an opened body
+  int follows = 0;                // follow calls (the concepts whose neighbours were listed)
+  int neighbour_opens = 0;        // opens after a follow, before any later search
+  int rereads = 0;                // opens of a concept opened before, not the turn before's
   bool offered_browse = false, browsed_first = false;
   int repeats = 0;
   int tool_turns = 0;

@@ -10,26 +10,11 @@
 #
 # Offline and deterministic: everything runs on 127.0.0.1 against
 # `okfbench mock-server --agent NAME`; about 25 s on 2 busy cores.
-set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-$here/build}
-bin=$build/harness/okfbench
-[[ -x $bin ]] || bin=$build/okfbench
-[[ -x $bin ]] || { echo "calibration-benchmark: no okfbench in $build; build it first" >&2; exit 2; }
-work=$(mktemp -d)
-pid=""
-cleanup() {
-  [[ -n $pid ]] && kill "$pid" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+source "$(dirname "$0")/reference-agents.sh" calibration-benchmark "${1:-}"
 
 "$bin" gen --concepts 300 --seed 7 --questions 120 --out "$work/bundle" >/dev/null
 for agent in scout diver; do
-  "$bin" mock-server --port 0 --agent "$agent" >"$work/port" 2>"$work/server.log" &
-  pid=$!
-  for _ in $(seq 100); do [[ -s $work/port ]] && break; sleep 0.1; done
-  port=$(head -1 "$work/port")
+  serve_agent "$agent"
   cat >"$work/$agent.yaml" <<SPEC
 name: calibrate-$agent
 seed: 1
@@ -41,11 +26,9 @@ paths:
 models:
   - {name: "openai:$agent", base_url: "http://127.0.0.1:$port/v1", price: {input_per_mtok: 1, output_per_mtok: 1}}
 SPEC
-  OPENAI_API_KEY=sk-local-reference "$bin" run "$work/$agent.yaml" --out "$work/run-$agent" \
+  "$bin" run "$work/$agent.yaml" --out "$work/run-$agent" \
     --record "$work/rec-$agent" --progress quiet >/dev/null
-  kill "$pid"
-  wait "$pid" 2>/dev/null || true
-  pid=""
+  stop_agent
   # 120 questions, 100 held out: a share of 0.83334 holds out exactly 100 (harness/cmd_calibrate.cpp).
   echo "== $agent: calibrated on 20 questions, checked on the 100 others"
   "$bin" calibrate "$work/rec-$agent" --out "$work/$agent-profile.yaml" --bundle "$work/bundle" --holdout 0.83334 |

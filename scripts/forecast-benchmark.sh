@@ -16,18 +16,7 @@
 #
 # Offline and deterministic: everything runs on 127.0.0.1; about a minute on
 # 2 busy cores. Needs node (scripts/setup.sh installs it) to read the JSON.
-set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-$here/build}
-bin=$build/harness/okfbench
-[[ -x $bin ]] || { echo "forecast-benchmark: no okfbench in $build; build it first" >&2; exit 2; }
-work=$(mktemp -d)
-pid=""
-cleanup() {
-  [[ -n $pid ]] && kill "$pid" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+source "$(dirname "$0")/reference-agents.sh" forecast-benchmark "${1:-}"
 
 "$bin" gen --concepts 300 --seed 7 --questions 120 --out "$work/bundle" >/dev/null 2>&1
 # The question file is one "  - id:" entry of four lines after a header: the
@@ -79,11 +68,7 @@ totals() {
 ratio() { node -e 'console.log((Number(process.argv[1]) / Number(process.argv[2])).toFixed(3))' "$1" "$2"; }
 
 for agent in scout diver; do
-  "$bin" mock-server --port 0 --agent "$agent" >"$work/port" 2>"$work/server.log" &
-  pid=$!
-  for _ in $(seq 100); do [[ -s $work/port ]] && break; sleep 0.1; done
-  port=$(head -1 "$work/port")
-  export OPENAI_API_KEY=sk-local-reference
+  serve_agent "$agent"
   spec "$work/fit-$agent.yaml" "$work/fit.yaml" "$port" "$agent"
   "$bin" run "$work/fit-$agent.yaml" --out "$work/fit-$agent" --progress quiet >/dev/null 2>&1
   "$bin" calibrate "$work/fit-$agent" --out "$work/$agent.yaml" --bundle "$work/bundle" --holdout 0 >"$work/calibrate-$agent.txt"
@@ -92,9 +77,7 @@ for agent in scout diver; do
   "$bin" run "$work/check-$agent.yaml" --dry-run --json >"$work/forecast-$agent.json" 2>/dev/null
   "$bin" run "$work/default-$agent.yaml" --dry-run --json >"$work/default-$agent.json" 2>/dev/null
   "$bin" run "$work/check-$agent.yaml" --out "$work/check-$agent" --progress quiet >/dev/null 2>&1
-  kill "$pid"
-  wait "$pid" 2>/dev/null || true
-  pid=""
+  stop_agent
   read -r real_in real_agent real_context < <(totals "$work/check-$agent")
   read -r fit_in fit_agent fit_context < <(totals "$work/forecast-$agent.json")
   read -r def_in def_agent def_context < <(totals "$work/default-$agent.json")

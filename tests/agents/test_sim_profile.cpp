@@ -99,6 +99,26 @@ TEST(SimProfile, RepeatsAreCountedAsRepeatedCallsAndChangeNothingElse) {
   EXPECT_EQ(r.run.answer, base.run.answer);
 }
 
+TEST(SimProfile, SeveralFollowsInOneTurnThenNeighboursThenARereadBeforeAnswering) {
+  const Ran r = run_with("follow_concepts: 2\nneighbour_opens: 2\nrereads: 1\n");
+  ASSERT_EQ(r.calls.size(), 7u);
+  EXPECT_EQ(r.calls[3], R"(follow {"concept_id":"runbooks/slow","direction":"out"})");
+  EXPECT_EQ(r.calls[4], R"(follow {"concept_id":"glossary/index","direction":"out"})");
+  EXPECT_EQ(r.calls[5], R"(open {"concept_id":"decisions/replica"})");  // the one neighbour titled with an uncovered term
+  EXPECT_EQ(r.calls[6], R"(open {"concept_id":"runbooks/slow"})");      // the first concept, read again
+  ASSERT_EQ(r.run.turns.size(), 6u);  // search, 2 opens, 2 follows, neighbour, reread, answer
+  EXPECT_EQ(r.run.turns[2].tool_calls, 2u);
+  EXPECT_EQ(run_with("rereads: 1\n").run.answer, run_with("").run.answer);  // a second read adds nothing to say
+}
+
+TEST(SimProfile, FollowWhenCoveredFollowsAQuestionItsReadsAlreadyAnswer) {
+  constexpr std::string_view covered = "Why is the Cypher query slow?";  // "Cypher query slow: check the index" has it all
+  for (const std::string& c : run_with("", 0, covered).calls) EXPECT_FALSE(c.starts_with("follow")) << c;
+  const Ran r = run_with("follow_when_covered: true\n", 0, covered);
+  ASSERT_EQ(r.calls.size(), 4u);
+  EXPECT_EQ(r.calls[3], R"(follow {"concept_id":"runbooks/slow","direction":"out"})");  // no neighbour title holds a term
+}
+
 TEST(SimProfile, BrowseRateOneBrowsesTheRootBeforeSearching) {
   const Ran r = run_with("browse_rate: 1\n");
   ASSERT_GE(r.calls.size(), 2u);

@@ -82,7 +82,11 @@ TEST(Calibrate, ObservesACallsBehaviourFromItsMessages) {
   EXPECT_EQ(o.dropped, (std::vector<int>{2}));  // "query", "slow"
   EXPECT_EQ(o.added, (std::vector<int>{2}));    // "index", "rebuild"
   EXPECT_TRUE(o.followed);
-  EXPECT_EQ(o.repeats, 1);  // open a again, whatever the spacing of its JSON
+  EXPECT_EQ(o.follows, 1);
+  EXPECT_EQ(o.repeats, 0);
+  EXPECT_EQ(o.rereads, 1);  // open a again, whatever the spacing of its JSON
+  EXPECT_EQ(o.neighbour_opens, 1);  // e
+  EXPECT_FALSE(o.followed_covered);  // no open result holds the question's terms
   EXPECT_EQ(o.tool_turns, 7);
   EXPECT_EQ(o.search_k, (std::vector<int>{8, 8}));
   EXPECT_EQ(o.answer_tokens, 4);
@@ -128,6 +132,60 @@ TEST(Calibrate, RecoversTheOverheadsAndTheBehaviourOfAProfiledSim) {
   }
 }
 
+TEST(Calibrate, ObservesRepeatsRereadsAndWhatFollowsAFollow) {
+  using agents::Message;
+  using agents::Role;
+  const std::vector<agents::ToolSpec> tools = {{"search", "", "{}"}, {"open", "", "{}"}, {"follow", "", "{}"}};
+  const std::string search = R"({"query":"cypher query slow","k":3})";
+  const std::vector<Message> after = {
+      {Role::assistant, "", {{"1", "search", search}}, {}, {}},
+      {Role::tool, "[]", {}, "1", {}},
+      {Role::assistant, "", {{"2", "open", R"({"concept_id":"a"})"}, {"3", "open", R"({"concept_id":"b"})"}}, {}, {}},
+      {Role::tool, "A Cypher QUERY is slow", {}, "2", {}},
+      {Role::tool, "nothing", {}, "3", {}},
+      {Role::assistant, "", {{"4", "search", search}}, {}, {}},  // again, later: a search of its own
+      {Role::assistant, "", {{"5", "search", search}}, {}, {}},  // again, right after: a repeat
+      {Role::assistant, "", {{"6", "follow", R"({"concept_id":"a"})"}, {"7", "follow", R"({"concept_id":"b"})"}}, {}, {}},
+      {Role::assistant, "", {{"8", "open", R"({"concept_id":"c"})"}, {"9", "open", R"({"concept_id":"d"})"}}, {}, {}},
+      {Role::assistant, "", {{"10", "open", R"({"concept_id":"a"})"}}, {}, {}},  // a read again
+      {Role::assistant, "answer", {}, {}, {}}};
+  auto counter = retrieval::make_counter("o200k_base");
+  const Observed o = observe("Why is my Cypher query slow?", tools, after, *counter);
+  EXPECT_EQ(o.searches, 2);
+  EXPECT_EQ(o.opens_per_search, (std::vector<int>{2, 0}));
+  EXPECT_EQ(o.repeats, 1);
+  EXPECT_EQ(o.rereads, 1);
+  EXPECT_EQ(o.follows, 2);
+  EXPECT_EQ(o.neighbour_opens, 2);
+  EXPECT_TRUE(o.followed_covered);  // a's body holds cypher, query and slow
+}
+
+TEST(Calibrate, RecoversFollowsRereadsAndReplaysThemExactly) {
+  auto counter = retrieval::make_counter("o200k_base");
+  const agents::SimOptions truth = agents::parse_sim_profile(
+      "opens_per_search: 2\nfollow_when_covered: true\nfollow_concepts: 2\nneighbour_opens: 2\nrereads: 1\n"
+      "seed_variation: false\n",
+      "truth.yaml");
+  agents::SimModel sim(truth, *counter);
+  const Recordings rec = read_recordings({record(sim, "follows")});
+  const Fit fit = fit_profile(rec.conversations, rec.samples, *counter);
+  const agents::SimProfile& p = fit.options.profile;
+  EXPECT_EQ(p.follow_concepts, agents::CountDistribution::always(2));
+  EXPECT_EQ(p.rereads, agents::CountDistribution::always(1));
+  EXPECT_EQ(p.repeats, agents::CountDistribution::always(0));
+  EXPECT_TRUE(p.follow_when_covered);
+  EXPECT_EQ(p.follow_rate, 1.0);
+  EXPECT_LE(p.neighbour_opens.mean(), 2.0);
+  retrieval::Bundle bundle = retrieval::Bundle::load(demo());
+  const std::vector<CheckRow> rows = check_profile(truth, rec.conversations, {&bundle}, {"demo"}, *counter, 0);
+  ASSERT_EQ(rows.size(), 12u);
+  for (const CheckRow& r : rows) {
+    EXPECT_EQ(r.sim_input, r.real_input) << r.question;
+    EXPECT_EQ(r.real.follows, 2) << r.question;
+    EXPECT_EQ(r.real.rereads, 1) << r.question;
+  }
+}
+
 TEST(Calibrate, AFittedProfileMovesSimTowardsAReferenceAgent) {
   auto counter = retrieval::make_counter("o200k_base");
   auto scout = agents::make_reference_agent("scout", *counter);
@@ -149,6 +207,26 @@ TEST(Calibrate, AFittedProfileMovesSimTowardsAReferenceAgent) {
   ASSERT_TRUE(fit.parameters.front().check_real);
   EXPECT_DOUBLE_EQ(*fit.parameters.front().check_real, fit.parameters.front().observed);  // same set
   EXPECT_LT(std::abs(fitted - real), std::abs(plain - real)) << real << " " << fitted << " " << plain;
+}
+
+TEST(Calibrate, TheFitExpressesDiversFollowsAndReread) {
+  auto counter = retrieval::make_counter("o200k_base");
+  auto diver = agents::make_reference_agent("diver", *counter);
+  const Recordings rec = read_recordings({record(*diver, "diver")});
+  const Fit fit = fit_profile(rec.conversations, rec.samples, *counter);
+  const agents::SimProfile& p = fit.options.profile;
+  // diver lists the neighbours of the first two concepts it read, whatever they
+  // cover, opens matching ones and reads the first concept again.
+  EXPECT_EQ(p.follow_concepts, agents::CountDistribution::always(2));
+  EXPECT_EQ(p.rereads, agents::CountDistribution::always(1));
+  EXPECT_EQ(p.repeats, agents::CountDistribution::always(0));
+  EXPECT_EQ(p.follow_rate, 1.0);
+  EXPECT_EQ(p.browse_rate, 1.0);
+  retrieval::Bundle bundle = retrieval::Bundle::load(demo());
+  for (const CheckRow& r : check_profile(fit.options, rec.conversations, {&bundle}, {"demo"}, *counter, 1)) {
+    EXPECT_EQ(r.sim.follows, 2) << r.question;
+    EXPECT_EQ(r.sim.rereads, 1) << r.question;
+  }
 }
 
 TEST(Calibrate, ReadsARunFolderTurnByTurnFromItsTranscripts) {
