@@ -9,6 +9,7 @@
 #include <set>
 
 #include "agents/bundle_tools.hpp"
+#include "agents/context_prompt.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/json_text.hpp"
 
@@ -198,7 +199,13 @@ class ReferenceAgent : public ChatModel {
   ChatResponse chat(const ChatRequest& request) override {
     const Tools t = tools_of(request);
     const Seen s = read_conversation(request, t);
-    Message m = name_ == "scout" ? scout(s, t) : diver(s, t);
+    ContextPrompt prompt;
+    Message m;
+    if (request.tools.empty() && read_context_user_message(s.question, prompt)) {
+      m = name_ == "scout" ? answer_context(prompt, 1, 1) : answer_context(prompt, 3, 2);
+    } else {
+      m = name_ == "scout" ? scout(s, t) : diver(s, t);
+    }
     ChatResponse r;
     r.usage.input_tokens = input_tokens(request);
     r.usage.cached_input_tokens = 0;
@@ -249,6 +256,29 @@ class ReferenceAgent : public ChatModel {
     }
     if (cited.empty()) return Message{Role::assistant, "I could not find this in the knowledge base.", {}, {}, {}};
     return Message{Role::assistant, text + "\nSources: " + joined(cited), {}, {}, {}};
+  }
+
+  // A one-shot prompt: the first `blocks` packed blocks that share a keyword
+  // with the question, each by its title and first `per_block` sentences.
+  static Message answer_context(const ContextPrompt& p, std::size_t blocks, std::size_t per_block) {
+    const std::vector<std::string> keys = keywords(p.question);
+    std::string text;
+    std::vector<std::string> cited;
+    for (const ContextBlock& b : p.blocks) {
+      if (cited.size() >= blocks) break;
+      const std::vector<std::string> words = keywords(b.title + " " + b.description + " " + b.text);
+      const bool shares = std::any_of(keys.begin(), keys.end(), [&](const std::string& k) {
+        return std::find(words.begin(), words.end(), k) != words.end();
+      });
+      const std::vector<std::string> lines = sentences(b.text);
+      if (!shares || lines.empty()) continue;
+      text += fmt::format("{} ({}):", b.title.empty() ? b.id : b.title, b.id);
+      for (std::size_t i = 0; i < lines.size() && i < per_block; ++i) text += " " + lines[i];
+      text += "\n";
+      cited.push_back("[" + b.id + "]");
+    }
+    if (cited.empty()) return Message{Role::assistant, "The context does not answer this.", {}, {}, {}};
+    return Message{Role::assistant, text + "Sources: " + joined(cited), {}, {}, {}};
   }
 
   Message scout(const Seen& s, const Tools& t) const {

@@ -25,7 +25,16 @@
 //   opened up to about 3,000 bytes. Usage: content counted with the given
 //   counter, plus 7 a message, 5 a tool call, 15 + the counted schema a tool
 //   and 40 a request.
-// Both fall back to answering when a tool they need is missing.
+// Both fall back to answering when a tool they need is missing. Given a
+// one-shot prompt (agents/context_prompt.hpp, no tools) each answers from the
+// packed blocks that share a keyword with the question, each block as
+// "title (id): " and its first sentences, then the sources: scout the first
+// such block with one sentence, diver the first three with two sentences
+// each; "The context does not answer this." when no block shares one. So on
+// the context path they answer far shorter than after their tool loops, as
+// real models often do.
+// Sentences are prose split at ". ", "! ", "? " and new lines, markdown marks
+// dropped, at least 13 bytes.
 #include <memory>
 #include <string>
 #include <string_view>

@@ -511,7 +511,8 @@ std::uint64_t message_hash(const Message& m) {
 Message answer_from_context(const ContextPrompt& prompt, const SimOptions& o, const retrieval::TokenCounter& counter) {
   std::vector<SimSource> read;
   for (const ContextBlock& b : prompt.blocks) read.push_back({b.id, b.title, b.description, b.text});
-  const std::size_t target = answer_target(o.answer_tokens, o.answer_tokens_spread, o.seed, prompt.question);
+  const AnswerLength length = o.profile.context_answer.value_or(AnswerLength{o.answer_tokens, o.answer_tokens_spread});
+  const std::size_t target = answer_target(length.mean, length.spread, o.seed, prompt.question);
   return Message{Role::assistant, compose_answer(prompt.question, read, target, counter), {}, {}, {}};
 }
 }  // namespace
@@ -546,9 +547,16 @@ std::int64_t SimModel::block_tokens(std::uint64_t hash, const std::function<std:
   return tokens;
 }
 
+const TokenOverheads& SimModel::overheads_of(const ChatRequest& request) const {
+  const SimProfile& p = options_.profile;
+  return request.tools.empty() && p.context_overheads ? *p.context_overheads : p.overheads;
+}
+
 std::vector<PromptBlock> SimModel::blocks(const ChatRequest& request) {
   auto count = [&](std::string_view text) { return static_cast<std::int64_t>(counter_.count(text)); };
-  const TokenOverheads& o = options_.profile.overheads;
+  const TokenOverheads& o = overheads_of(request);
+  // Counts are cached by block hash: a message billed at other overheads is another block.
+  const bool other_overheads = &o != &options_.profile.overheads;
   bool marks = request.breakpoints != CacheBreakpoints::none;
   std::vector<PromptBlock> out;
   for (std::size_t i = 0; i < request.tools.size(); ++i) {
@@ -560,7 +568,7 @@ std::vector<PromptBlock> SimModel::blocks(const ChatRequest& request) {
   }
   for (std::size_t i = 0; i < request.messages.size(); ++i) {
     const Message& m = request.messages[i];
-    std::uint64_t h = message_hash(m);
+    std::uint64_t h = other_overheads ? fnv1a("context-overheads", message_hash(m)) : message_hash(m);
     std::int64_t tokens = block_tokens(h, [&] {
       std::int64_t n = o.per_message + o.billed(count(to_string(m.role)) + count(m.content));
       for (const ToolCall& c : m.tool_calls) n += o.per_tool_call + o.billed(count(c.name) + count(c.arguments));
@@ -575,10 +583,10 @@ std::vector<PromptBlock> SimModel::blocks(const ChatRequest& request) {
   return out;
 }
 
-std::int64_t SimModel::output_tokens(const Message& message) const {
+std::int64_t SimModel::output_tokens(const ChatRequest& request, const Message& message) const {
   auto n = static_cast<std::int64_t>(counter_.count(message.content));
   for (const ToolCall& c : message.tool_calls) n += static_cast<std::int64_t>(counter_.count(c.name) + counter_.count(c.arguments));
-  return options_.profile.overheads.billed(n);
+  return overheads_of(request).billed(n);
 }
 
 ChatResponse SimModel::chat(const ChatRequest& request) {
@@ -587,7 +595,7 @@ ChatResponse SimModel::chat(const ChatRequest& request) {
   std::lock_guard lock(mutex_);
   CacheOutcome cache = cache_->apply(blocks(request), static_cast<double>(calls_++) * options_.seconds_per_call);
   ChatResponse response;
-  response.usage = Usage{cache.input, cache.cached, cache.written, output_tokens(message)};
+  response.usage = Usage{cache.input, cache.cached, cache.written, output_tokens(request, message)};
   response.stop = message.tool_calls.empty() ? StopReason::end_turn : StopReason::tool_calls;
   response.message = std::move(message);
   response.model = options_.model;

@@ -103,10 +103,13 @@ class SimModel : public ChatModel {
 
   // Prompt blocks of `request` in provider order with their token counts.
   std::vector<PromptBlock> blocks(const ChatRequest& request);
-  std::int64_t output_tokens(const Message& message) const;
+  // The output tokens `message` bills as the answer to `request`.
+  std::int64_t output_tokens(const ChatRequest& request, const Message& message) const;
 
  private:
   std::int64_t block_tokens(std::uint64_t hash, const std::function<std::int64_t()>& count);
+  // The profile's context_overheads for a request without tools, when it has them.
+  const TokenOverheads& overheads_of(const ChatRequest& request) const;
 
   SimOptions options_;
   const retrieval::TokenCounter& counter_;

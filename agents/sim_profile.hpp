@@ -28,6 +28,9 @@
 //   max_tool_turns: 0           # answer after at most this many tool turns; 0 = when the policy is done
 //   answer_tokens: 300          # mean answer length in output tokens, 1..100000
 //   answer_tokens_spread: 100   # its standard deviation (with a seed), 0..100000
+//   context_answer_tokens: 300  # the same for a one-shot (context-path) prompt, when the model
+//                               # answers those at another length; absent = answer_tokens
+//   context_answer_tokens_spread: 0  # its standard deviation; only with context_answer_tokens
 //   seed_variation: true        # a seed also varies search_k (3/5/8), max_open (1..3), open_ratio (+-0.15)
 //   overheads:                  # tokens the provider bills beyond the text, integers 0..10000
 //     per_message: 3            # each message
@@ -36,6 +39,9 @@
 //     per_tool: 7               # each tool definition
 //     tools_end: 12             # once when the request has tools
 //     content_ratio: 1.0        # provider tokens per o200k_base token of text, 0.1..10
+//   context_overheads: {...}    # the same keys, billed instead for requests without tools
+//                               # (one-shot context prompts, whose prose a provider's tokenizer
+//                               # may count at another ratio than tool-call JSON); absent = overheads
 //
 // Draws are deterministic per (seed, question, parameter, index): the policy
 // keeps no state between calls, so it redraws the same value on every call.
@@ -76,6 +82,14 @@ struct TokenOverheads {
   bool operator==(const TokenOverheads&) const = default;
 };
 
+// An answer length in output tokens: the mean, and the standard deviation of
+// the per-question draw (used when the seed is not 0).
+struct AnswerLength {
+  std::size_t mean = 300;
+  std::size_t spread = 0;
+  bool operator==(const AnswerLength&) const = default;
+};
+
 // The behaviour parameters beyond SimOptions' knobs.
 struct SimProfile {
   CountDistribution searches = CountDistribution::always(1);
@@ -91,8 +105,13 @@ struct SimProfile {
   CountDistribution repeats = CountDistribution::always(0);
   double browse_rate = 0.0;
   int max_tool_turns = 0;
+  // A real model answers a one-shot prompt (a packed context and a question)
+  // at a length of its own, often much shorter than after a tool loop;
+  // nullopt answers it at SimOptions::answer_tokens.
+  std::optional<AnswerLength> context_answer;
   bool seed_variation = true;
   TokenOverheads overheads;
+  std::optional<TokenOverheads> context_overheads;  // requests without tools; nullopt = overheads
   bool operator==(const SimProfile&) const = default;
 };
 

@@ -16,7 +16,7 @@ const std::set<std::string> kKeys = {
     "searches",       "drop_terms",  "add_terms",   "search_k",       "opens_per_search", "open_ratio",
     "max_open",       "parallel_opens", "follow_rate", "repeats",     "browse_rate",      "max_tool_turns",
     "answer_tokens",  "answer_tokens_spread", "seed_variation", "overheads", "follow_when_covered", "follow_concepts",
-    "neighbour_opens", "rereads"};
+    "neighbour_opens", "rereads", "context_answer_tokens", "context_answer_tokens_spread", "context_overheads"};
 const std::set<std::string> kOverheadKeys = {"per_message", "per_tool_call", "reply_priming", "per_tool", "tools_end",
                                              "content_ratio"};
 
@@ -82,18 +82,36 @@ class Reader {
   std::string file_;
 };
 
-void read_overheads(const Reader& r, const YAML::Node& node, TokenOverheads& o) {
-  if (!node.IsMap()) r.fail(node, "overheads", "expected a mapping, e.g. {per_message: 3, per_tool: 7}");
-  r.check_keys(node, "overheads", kOverheadKeys);
+void read_overheads(const Reader& r, const YAML::Node& node, std::string_view name, TokenOverheads& o) {
+  if (!node.IsMap()) r.fail(node, name, "expected a mapping, e.g. {per_message: 3, per_tool: 7}");
+  r.check_keys(node, name, kOverheadKeys);
   const auto take = [&](const char* key, int& out) {
-    if (node[key]) out = r.integer(node[key], fmt::format("overheads.{}", key), kProfileOverhead);
+    if (node[key]) out = r.integer(node[key], fmt::format("{}.{}", name, key), kProfileOverhead);
   };
   take("per_message", o.per_message);
   take("per_tool_call", o.per_tool_call);
   take("reply_priming", o.reply_priming);
   take("per_tool", o.per_tool);
   take("tools_end", o.tools_end);
-  if (node["content_ratio"]) o.content_ratio = r.real(node["content_ratio"], "overheads.content_ratio", kProfileContentRatio);
+  if (node["content_ratio"]) {
+    o.content_ratio = r.real(node["content_ratio"], fmt::format("{}.content_ratio", name), kProfileContentRatio);
+  }
+}
+
+// The spread alone has no mean to spread around, so it needs the mean.
+void read_context_answer(const Reader& r, const YAML::Node& root, SimProfile& p) {
+  const YAML::Node mean = root["context_answer_tokens"];
+  const YAML::Node spread = root["context_answer_tokens_spread"];
+  if (!mean) {
+    if (spread) r.fail(spread, "context_answer_tokens_spread", "needs context_answer_tokens (the mean) beside it");
+    return;
+  }
+  AnswerLength length;
+  length.mean = static_cast<std::size_t>(r.integer(mean, "context_answer_tokens", kProfileAnswerTokens));
+  if (spread) {
+    length.spread = static_cast<std::size_t>(r.integer(spread, "context_answer_tokens_spread", kProfileAnswerSpread));
+  }
+  p.context_answer = length;
 }
 
 void read_profile(const Reader& r, const YAML::Node& root, SimOptions& o) {
@@ -128,8 +146,13 @@ void read_profile(const Reader& r, const YAML::Node& root, SimOptions& o) {
     o.answer_tokens_spread =
         static_cast<std::size_t>(r.integer(root["answer_tokens_spread"], "answer_tokens_spread", kProfileAnswerSpread));
   }
+  read_context_answer(r, root, p);
   if (root["seed_variation"]) p.seed_variation = r.boolean(root["seed_variation"], "seed_variation");
-  if (root["overheads"]) read_overheads(r, root["overheads"], p.overheads);
+  if (root["overheads"]) read_overheads(r, root["overheads"], "overheads", p.overheads);
+  if (root["context_overheads"]) {
+    p.context_overheads = p.overheads;  // a key it leaves out is the agent path's
+    read_overheads(r, root["context_overheads"], "context_overheads", *p.context_overheads);
+  }
 }
 
 std::string weight_text(double w) {
@@ -144,6 +167,11 @@ std::string counts_text(const CountDistribution& d) {
   std::string out;
   for (const auto& [count, weight] : d.weights) out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", count, weight_text(weight));
   return "{" + out + "}";
+}
+std::string overheads_text(std::string_view name, const TokenOverheads& t) {
+  return fmt::format(
+      "{}: {{per_message: {}, per_tool_call: {}, reply_priming: {}, per_tool: {}, tools_end: {}, content_ratio: {}}}\n", name,
+      t.per_message, t.per_tool_call, t.reply_priming, t.per_tool, t.tools_end, weight_text(t.content_ratio));
 }
 }  // namespace
 
@@ -192,11 +220,13 @@ std::string sim_profile_yaml(const SimOptions& o, std::string_view comment) {
   out += fmt::format("max_tool_turns: {}\n", p.max_tool_turns);
   out += fmt::format("answer_tokens: {}\n", o.answer_tokens);
   out += fmt::format("answer_tokens_spread: {}\n", o.answer_tokens_spread);
+  if (p.context_answer) {
+    out += fmt::format("context_answer_tokens: {}\n", p.context_answer->mean);
+    out += fmt::format("context_answer_tokens_spread: {}\n", p.context_answer->spread);
+  }
   out += fmt::format("seed_variation: {}\n", p.seed_variation ? "true" : "false");
-  const TokenOverheads& t = p.overheads;
-  out += fmt::format(
-      "overheads: {{per_message: {}, per_tool_call: {}, reply_priming: {}, per_tool: {}, tools_end: {}, content_ratio: {}}}\n",
-      t.per_message, t.per_tool_call, t.reply_priming, t.per_tool, t.tools_end, weight_text(t.content_ratio));
+  out += overheads_text("overheads", p.overheads);
+  if (p.context_overheads) out += overheads_text("context_overheads", *p.context_overheads);
   return out;
 }
 

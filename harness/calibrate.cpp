@@ -13,6 +13,7 @@
 
 #include "agents/agent.hpp"
 #include "agents/bundle_tools.hpp"
+#include "agents/context_prompt.hpp"
 #include "agents/json_util.hpp"
 #include "agents/sim_answer.hpp"
 #include "agents/wire_json.hpp"
@@ -61,10 +62,28 @@ bool same_model(const std::string& recorded, const std::string& wanted) {
   return bare(recorded) == bare(wanted);
 }
 
-// One conversation from its calls, each request with its reply appended;
-// a conversation without tools (a context trial) only feeds the overheads.
+// The calls of a conversation without tools that answer a context prompt
+// (each request with its reply appended), as context answers.
+void add_context_answers(const std::string& source, std::vector<CallSample> calls, Recordings& out) {
+  for (CallSample& c : calls) {
+    std::vector<agents::Message>& messages = c.request.messages;
+    if (messages.empty() || messages.back().role != agents::Role::assistant) continue;
+    const std::size_t user = last_user(messages);
+    agents::ContextPrompt prompt;
+    if (user == messages.size() || !agents::read_context_user_message(messages[user].content, prompt)) continue;
+    std::string answer = std::move(messages.back().content);
+    messages.pop_back();
+    out.context_answers.push_back({source, prompt.question, std::move(c), std::move(answer)});
+  }
+}
+
+// One conversation from its calls, each request with its reply appended; a
+// conversation without tools (a context trial) gives context answers.
 void add_conversation(const std::string& source, std::vector<CallSample> calls, Recordings& out) {
-  if (calls.front().request.tools.empty()) return;
+  if (calls.front().request.tools.empty()) {
+    add_context_answers(source, std::move(calls), out);
+    return;
+  }
   std::stable_sort(calls.begin(), calls.end(), [](const CallSample& a, const CallSample& b) {
     return a.request.messages.size() < b.request.messages.size();
   });
@@ -267,6 +286,18 @@ Means means_of(const std::vector<Observed>& all) {
   return m;
 }
 
+constexpr const char* kContextAnswerRow = "context answer tokens";
+
+// Mean and standard deviation of answer lengths, in the profile's bounds.
+agents::AnswerLength answer_length(const std::vector<double>& tokens) {
+  const double mean = mean_of(tokens);
+  double var = 0;
+  for (double t : tokens) var += (t - mean) * (t - mean);
+  const double sd = std::sqrt(var / static_cast<double>(tokens.size()));
+  return {static_cast<std::size_t>(std::clamp<double>(std::llround(mean), 1, 100000)),
+          static_cast<std::size_t>(std::clamp<double>(std::llround(sd), 0, 100000))};
+}
+
 int most_frequent(const std::vector<int>& values, int fallback) {
   std::map<int, int> n;
   for (int v : values) ++n[v];
@@ -359,6 +390,34 @@ OverheadFit fit_overheads(const std::vector<CallSample>& samples, const retrieva
                    std::clamp(round4(beta[0]), 0.1, 10.0)};
   if (samples.empty()) fit.overheads = d;
   fit.mean_abs_error_default = mean_abs_error(samples, d, counter);
+  fit.mean_abs_error_fitted = mean_abs_error(samples, fit.overheads, counter);
+  return fit;
+}
+
+// Context prompts all have two messages and a packed context of about the
+// budget's size, so a constant and the content ratio cannot be told apart
+// from them: the per-message constants are the chat format's, taken from
+// the calls with tools (`base`), and only the content ratio is fitted, by
+// least squares through the origin on what those constants leave.
+OverheadFit fit_context_overheads(const std::vector<CallSample>& samples, const agents::TokenOverheads& base,
+                                  const retrieval::TokenCounter& counter) {
+  agents::SimOptions text_only;
+  text_only.profile.overheads = {0, 0, 0, 0, 0, 1.0};
+  agents::SimModel sim(text_only, counter);
+  double xy = 0, xx = 0;
+  for (const auto& s : samples) {
+    const auto& r = s.request;
+    const double fixed = double(base.per_message) * double(r.messages.size()) +
+                         double(base.per_tool_call) * double(messages_calls(r)) + double(base.reply_priming);
+    const double x = static_cast<double>(billed_input(sim, r));
+    xy += x * (static_cast<double>(*s.usage.input_tokens) - fixed);
+    xx += x * x;
+  }
+  OverheadFit fit;
+  fit.samples = samples.size();
+  fit.overheads = base;
+  if (xx > 0) fit.overheads.content_ratio = std::clamp(round4(xy / xx), 0.1, 10.0);
+  fit.mean_abs_error_default = mean_abs_error(samples, agents::TokenOverheads{}, counter);
   fit.mean_abs_error_fitted = mean_abs_error(samples, fit.overheads, counter);
   return fit;
 }
@@ -488,7 +547,7 @@ Observed observe(const std::string& question, const std::vector<agents::ToolSpec
 }
 
 Fit fit_profile(const std::vector<Recording>& fit_set, const std::vector<CallSample>& samples,
-                const retrieval::TokenCounter& counter) {
+                const retrieval::TokenCounter& counter, const std::vector<ContextAnswer>& context_answers) {
   std::vector<Observed> all;
   std::vector<int> searches, opens, dropped, added, repeats, k, rereads, follows, neighbour_opens;
   bool followed_covered = false;
@@ -532,14 +591,22 @@ Fit fit_profile(const std::vector<Recording>& fit_set, const std::vector<CallSam
   p.browse_rate = round4(m.browse);
   o.search_k = static_cast<std::size_t>(std::clamp(most_frequent(k, static_cast<int>(o.search_k)), 1, 50));
   if (!answers.empty()) {
-    const double mean = mean_of(answers);
-    double var = 0;
-    for (double a : answers) var += (a - mean) * (a - mean);
-    o.answer_tokens = static_cast<std::size_t>(std::clamp<double>(std::llround(mean), 1, 100000));
-    o.answer_tokens_spread = static_cast<std::size_t>(
-        std::clamp<double>(std::llround(std::sqrt(var / static_cast<double>(answers.size()))), 0, 100000));
+    const agents::AnswerLength length = answer_length(answers);
+    o.answer_tokens = length.mean;
+    o.answer_tokens_spread = length.spread;
   }
-  fit.overheads = fit_overheads(samples, counter);
+  std::vector<double> context_lengths;
+  for (const ContextAnswer& c : context_answers) context_lengths.push_back(static_cast<double>(counter.count(c.answer)));
+  if (!context_lengths.empty()) p.context_answer = answer_length(context_lengths);
+  std::vector<CallSample> with_tools, without_tools;
+  for (const CallSample& s : samples) (s.request.tools.empty() ? without_tools : with_tools).push_back(s);
+  if (with_tools.empty() || without_tools.empty()) {
+    fit.overheads = fit_overheads(samples, counter);
+  } else {
+    fit.overheads = fit_overheads(with_tools, counter);
+    fit.context_overheads = fit_context_overheads(without_tools, fit.overheads.overheads, counter);
+    p.context_overheads = fit.context_overheads->overheads;
+  }
   p.overheads = fit.overheads.overheads;
   fit.parameters = {
       {"searches per question", m.searches, p.searches.mean(), {}, {}},
@@ -558,6 +625,9 @@ Fit fit_profile(const std::vector<Recording>& fit_set, const std::vector<CallSam
       {"answer tokens", m.answer, static_cast<double>(o.answer_tokens), {}, {}},
       {"tool turns per question", m.turns, std::nan(""), {}, {}},
       {"model calls per question", mean_of(calls), std::nan(""), {}, {}},
+      // Last: add_check_columns fills the rows above by position, add_context_check this one.
+      {kContextAnswerRow, context_lengths.empty() ? std::nan("") : mean_of(context_lengths),
+       p.context_answer ? static_cast<double>(p.context_answer->mean) : std::nan(""), {}, {}},
   };
   return fit;
 }
@@ -629,6 +699,23 @@ void add_check_columns(Fit& fit, const std::vector<CheckRow>& rows) {
   for (std::size_t i = 0; i < fit.parameters.size() && i < columns.size(); ++i) {
     fit.parameters[i].check_real = columns[i].first;
     fit.parameters[i].check_sim = columns[i].second;
+  }
+}
+
+void add_context_check(Fit& fit, const agents::SimOptions& fitted, const std::vector<ContextAnswer>& check_set,
+                       const retrieval::TokenCounter& counter, std::uint64_t seed) {
+  if (check_set.empty()) return;
+  agents::SimOptions options = fitted;
+  options.seed = seed;
+  std::vector<double> real, sim;
+  for (const ContextAnswer& c : check_set) {
+    real.push_back(static_cast<double>(counter.count(c.answer)));
+    sim.push_back(static_cast<double>(counter.count(agents::sim_decide(c.call.request, options, counter).content)));
+  }
+  for (ParameterFit& row : fit.parameters) {
+    if (row.name != kContextAnswerRow) continue;
+    row.check_real = mean_of(real);
+    row.check_sim = mean_of(sim);
   }
 }
 

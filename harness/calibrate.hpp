@@ -37,12 +37,25 @@
 //   search k      the most frequent k / limit -> `search_k`
 //   answer        the final answer's o200k_base tokens: mean and standard
 //                 deviation -> `answer_tokens`, `answer_tokens_spread`
+// Context-path trials (a one-shot prompt, agents/context_prompt.hpp) are
+// answers of their own: their replies' o200k_base tokens, mean and standard
+// deviation -> `context_answer_tokens`, `context_answer_tokens_spread`, since
+// a real model often answers a packed context far shorter (or longer) than it
+// ends a tool loop, and that length is the one-shot side of every
+// agent/one-shot cost ratio.
 // Token overheads: per exchange, the provider-reported input tokens against
 // okfbench's exact o200k_base count of the same request's text (tools,
 // messages, tool calls) and its numbers of messages, tool calls and tools,
 // by least squares with a ridge pull (1e-6 of each column's scale) towards
 // the default overheads, so a column that does not vary (the same tools in
-// every request) keeps its default instead of an arbitrary value.
+// every request) keeps its default instead of an arbitrary value. Calls
+// without tools (context-path prompts: one long prose message) get a content
+// ratio of their own -> `context_overheads` when calls with tools were
+// recorded too: a provider's tokenizer may count prose and tool-call JSON at
+// different ratios to o200k_base, and one ratio for both bills the agent
+// path wrong. Their per-message constants are the calls with tools' (every
+// context prompt has two messages and about the budget's size, so a constant
+// and a ratio cannot be told apart from them alone).
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -72,8 +85,17 @@ struct Recording {
   std::vector<CallSample> calls;                // in conversation order
 };
 
+// One recorded answer to a context-path prompt.
+struct ContextAnswer {
+  std::string source;
+  std::string question;  // the question inside the prompt
+  CallSample call;       // the request as sent
+  std::string answer;    // the reply's text
+};
+
 struct Recordings {
   std::vector<Recording> conversations;
+  std::vector<ContextAnswer> context_answers;
   std::vector<CallSample> samples;  // every exchange, conversations' and context trials'
   std::size_t files = 0;
 };
@@ -123,11 +145,14 @@ struct OverheadFit {
 struct Fit {
   agents::SimOptions options;  // the fitted profile (with the defaults it does not fit)
   std::vector<ParameterFit> parameters;
-  OverheadFit overheads;
+  OverheadFit overheads;  // of the calls with tools, or of every call when all or none have tools
+  std::optional<OverheadFit> context_overheads;  // of the calls without tools, when both kinds were recorded
 };
 
+// `context_answers` fit the context-path answer length; with none the
+// profile answers context prompts at `answer_tokens`.
 Fit fit_profile(const std::vector<Recording>& fit_set, const std::vector<CallSample>& samples,
-                const retrieval::TokenCounter& counter);
+                const retrieval::TokenCounter& counter, const std::vector<ContextAnswer>& context_answers = {});
 
 // A recorded question replayed with the fitted sim.
 struct CheckRow {
@@ -148,5 +173,11 @@ std::vector<CheckRow> check_profile(const agents::SimOptions& fitted, const std:
 
 // Adds the check columns of `rows` to `fit.parameters`.
 void add_check_columns(Fit& fit, const std::vector<CheckRow>& rows);
+
+// Answers each recorded context prompt of `check_set` with `fitted` (seeded
+// with `seed`) and fills the "context answer tokens" row's check columns:
+// the recorded answers' mean length against sim's.
+void add_context_check(Fit& fit, const agents::SimOptions& fitted, const std::vector<ContextAnswer>& check_set,
+                       const retrieval::TokenCounter& counter, std::uint64_t seed);
 
 }  // namespace okfbench::harness

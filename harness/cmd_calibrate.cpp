@@ -36,9 +36,10 @@ struct CalibrateArgs {
 
 // Every conversation whose place in a stable order by question lands on a
 // multiple of 1/share is held out; share 0 holds none out.
-void split(const std::vector<harness::Recording>& all, double share, std::vector<harness::Recording>& fit,
-           std::vector<harness::Recording>& check) {
-  std::vector<const harness::Recording*> order;
+// The same rule splits context answers, so a question is held out on both paths.
+template <typename Recorded>
+void split(const std::vector<Recorded>& all, double share, std::vector<Recorded>& fit, std::vector<Recorded>& check) {
+  std::vector<const Recorded*> order;
   for (const auto& r : all) order.push_back(&r);
   std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
     return harness::stable_hash(a->question) < harness::stable_hash(b->question);
@@ -54,6 +55,15 @@ std::string percent(std::int64_t sim, std::int64_t real) {
   return real == 0 ? "-" : fmt::format("{:+.1f}%", 100.0 * static_cast<double>(sim - real) / static_cast<double>(real));
 }
 
+void print_overheads(const char* name, const harness::OverheadFit& fit, const char* calls) {
+  const auto& o = fit.overheads;
+  std::printf("\n%s from %zu call(s)%s, provider-reported input against okfbench's o200k_base count:\n"
+              "  per_message %d, per_tool_call %d, reply_priming %d, per_tool %d, tools_end %d, content_ratio %.4f\n"
+              "  mean |error| per call: %.1f%% with the default overheads, %.1f%% with the fitted ones\n",
+              name, fit.samples, calls, o.per_message, o.per_tool_call, o.reply_priming, o.per_tool, o.tools_end,
+              o.content_ratio, 100 * fit.mean_abs_error_default, 100 * fit.mean_abs_error_fitted);
+}
+
 void print_text(const harness::Fit& fit, const std::vector<harness::CheckRow>& rows, const harness::Recordings& rec,
                 std::size_t fit_size, bool in_sample, const std::string& out, const std::string& check_with) {
   std::printf("fitted on %zu conversation(s) (%zu model calls in all) from %zu cassette(s); wrote %s\n\n", fit_size,
@@ -65,12 +75,9 @@ void print_text(const harness::Fit& fit, const std::vector<harness::CheckRow>& r
     std::printf("%-32s  %9s  %9s  %12s  %12s\n", p.name.c_str(), number(p.observed).c_str(), number(p.fitted).c_str(),
                 p.check_real ? number(*p.check_real).c_str() : "-", p.check_sim ? number(*p.check_sim).c_str() : "-");
   }
-  const auto& o = fit.overheads.overheads;
-  std::printf("\ntoken overheads from %zu call(s), provider-reported input against okfbench's o200k_base count:\n"
-              "  per_message %d, per_tool_call %d, reply_priming %d, per_tool %d, tools_end %d, content_ratio %.4f\n"
-              "  mean |error| per call: %.1f%% with the default overheads, %.1f%% with the fitted ones\n",
-              fit.overheads.samples, o.per_message, o.per_tool_call, o.reply_priming, o.per_tool, o.tools_end,
-              o.content_ratio, 100 * fit.overheads.mean_abs_error_default, 100 * fit.overheads.mean_abs_error_fitted);
+  print_overheads("token overheads", fit.overheads,
+                  fit.context_overheads ? " with tools" : "");
+  if (fit.context_overheads) print_overheads("context_overheads", *fit.context_overheads, " without tools (context path)");
   if (rows.empty()) {
     std::printf("\nno check: pass --bundle PATH (the bundle the recordings were made on) to replay questions with the fitted sim\n");
     return;
@@ -92,6 +99,14 @@ void print_text(const harness::Fit& fit, const std::vector<harness::CheckRow>& r
               (long long)so, percent(so, ro).c_str());
 }
 
+json overheads_json(const harness::OverheadFit& fit) {
+  const auto& o = fit.overheads;
+  return {{"per_message", o.per_message}, {"per_tool_call", o.per_tool_call}, {"reply_priming", o.reply_priming},
+          {"per_tool", o.per_tool},       {"tools_end", o.tools_end},         {"content_ratio", o.content_ratio},
+          {"samples", fit.samples},       {"mean_abs_error_default", fit.mean_abs_error_default},
+          {"mean_abs_error_fitted", fit.mean_abs_error_fitted}};
+}
+
 json to_json(const harness::Fit& fit, const std::vector<harness::CheckRow>& rows, bool in_sample, const std::string& out,
              const std::string& check_with) {
   json params = json::array();
@@ -101,7 +116,6 @@ json to_json(const harness::Fit& fit, const std::vector<harness::CheckRow>& rows
                       {"check_real", p.check_real ? json(*p.check_real) : json(nullptr)},
                       {"check_sim", p.check_sim ? json(*p.check_sim) : json(nullptr)}});
   }
-  const auto& o = fit.overheads.overheads;
   json check = json::array();
   json total = {{"real_input", 0}, {"sim_input", 0}, {"real_calls", 0}, {"sim_calls", 0}, {"real_output", 0}, {"sim_output", 0}};
   for (const auto& r : rows) {
@@ -113,10 +127,8 @@ json to_json(const harness::Fit& fit, const std::vector<harness::CheckRow>& rows
   }
   return {{"profile", out},
           {"parameters", params},
-          {"overheads", {{"per_message", o.per_message}, {"per_tool_call", o.per_tool_call}, {"reply_priming", o.reply_priming},
-                         {"per_tool", o.per_tool}, {"tools_end", o.tools_end}, {"content_ratio", o.content_ratio},
-                         {"samples", fit.overheads.samples}, {"mean_abs_error_default", fit.overheads.mean_abs_error_default},
-                         {"mean_abs_error_fitted", fit.overheads.mean_abs_error_fitted}}},
+          {"overheads", overheads_json(fit.overheads)},
+          {"context_overheads", fit.context_overheads ? overheads_json(*fit.context_overheads) : json(nullptr)},
           {"check", {{"set", in_sample ? "fit" : "held_out"},
                      {"profile", check_with.empty() ? json(out) : json(check_with)},
                      {"questions", check},
@@ -136,7 +148,11 @@ int calibrate(const CalibrateArgs& a) {
   if (fit_set.empty()) fit_set = check_set;
   if (check_set.empty()) check_set = fit_set;
   auto counter = retrieval::make_counter("o200k_base");
-  harness::Fit fit = harness::fit_profile(fit_set, rec.samples, *counter);
+  std::vector<harness::ContextAnswer> context_fit, context_check;
+  split(rec.context_answers, a.holdout, context_fit, context_check);
+  if (context_fit.empty()) context_fit = context_check;
+  if (context_check.empty()) context_check = context_fit;
+  harness::Fit fit = harness::fit_profile(fit_set, rec.samples, *counter, context_fit);
   std::vector<retrieval::Bundle> loaded;
   loaded.reserve(a.bundles.size());
   std::vector<retrieval::Bundle*> bundles;
@@ -151,6 +167,7 @@ int calibrate(const CalibrateArgs& a) {
   const agents::SimOptions replayed = a.check_with.empty() ? fit.options : agents::load_sim_profile(a.check_with);
   const std::vector<harness::CheckRow> rows = harness::check_profile(replayed, check_set, bundles, names, *counter, a.seed);
   harness::add_check_columns(fit, rows);
+  harness::add_context_check(fit, replayed, context_check, *counter, a.seed);
   const std::string comment = fmt::format(
       "okfbench sim profile, fitted by okfbench calibrate on {} conversation(s) from {} cassette(s){}",
       fit_set.size(), rec.files, a.model.empty() ? "" : ", model " + a.model);

@@ -22,6 +22,7 @@ concurrency: 2
 bundles:
   - {path: $work/bundle, name: gen300}
 paths:
+  context: {budget_tokens: 2000, k: 5, hops: 1}
   agent: {tools: [[browse, search, open, follow]], max_turns: 20}
 models:
   - {name: "openai:$agent", base_url: "http://127.0.0.1:$port/v1", price: {input_per_mtok: 1, output_per_mtok: 1}}
@@ -32,7 +33,7 @@ SPEC
   # 120 questions, 100 held out: a share of 0.83334 holds out exactly 100 (harness/cmd_calibrate.cpp).
   echo "== $agent: calibrated on 20 questions, checked on the 100 others"
   "$bin" calibrate "$work/rec-$agent" --out "$work/$agent-profile.yaml" --bundle "$work/bundle" --holdout 0.83334 |
-    grep -E "^(parameter|searches|opens|share|terms|follow|repeated|browse|search k|answer|tool turns|model calls|  per_message|  mean|total)"
+    grep -E "^(parameter|searches|opens|share|terms|follow|repeated|browse|search k|answer|context answer|tool turns|model calls|  per_message|  mean|total)"
   echo "default sim on the same 100 questions:"
   : >"$work/default.yaml"
   "$bin" calibrate "$work/rec-$agent" --out "$work/unused.yaml" --bundle "$work/bundle" --holdout 0.83334 \

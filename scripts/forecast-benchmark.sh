@@ -72,6 +72,7 @@ for agent in scout diver; do
   spec "$work/fit-$agent.yaml" "$work/fit.yaml" "$port" "$agent"
   "$bin" run "$work/fit-$agent.yaml" --out "$work/fit-$agent" --progress quiet >/dev/null 2>&1
   "$bin" calibrate "$work/fit-$agent" --out "$work/$agent.yaml" --bundle "$work/bundle" --holdout 0 >"$work/calibrate-$agent.txt"
+  [[ -n "${KEEP_PROFILES:-}" ]] && cp "$work/$agent.yaml" "$work/calibrate-$agent.txt" "$KEEP_PROFILES/"
   spec "$work/check-$agent.yaml" "$work/check.yaml" "$port" "$agent" "forecast: {openai:$agent: $work/$agent.yaml}"
   spec "$work/default-$agent.yaml" "$work/check.yaml" "$port" "$agent"
   "$bin" run "$work/check-$agent.yaml" --dry-run --json >"$work/forecast-$agent.json" 2>/dev/null

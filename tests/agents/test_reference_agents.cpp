@@ -4,6 +4,7 @@
 
 #include "agents/agent.hpp"
 #include "agents/bundle_tools.hpp"
+#include "agents/context_prompt.hpp"
 #include "agents/mock_server.hpp"
 #include "agents/provider_models.hpp"
 #include "retrieval/bundle.hpp"
@@ -61,6 +62,33 @@ TEST(ReferenceAgents, DiverBrowsesOpensInParallelFollowsAndRereads) {
   EXPECT_EQ(follows, 2u);
   EXPECT_EQ(repeated, 1u);  // the re-read of the first concept
   EXPECT_LE(run.answer.size(), 3000u + 400u);
+}
+
+TEST(ReferenceAgents, EachAnswersAOneShotPromptFromThePackedBlocksAtItsOwnLength) {
+  const std::string pack =
+      "### Replica lag\nid: ops/replica-lag | type: Runbook | seed, score 2.000\n"
+      "When replicas fall behind.\n\nThe replica lag alert fires at 30 seconds. Check the network first. Then the disk.\n\n"
+      "### Billing\nid: sales/billing | type: Policy | seed, score 1.000\n\nInvoices go out monthly to every customer.\n\n"
+      "### Replica setup\nid: ops/replica-setup | type: Guide | via LINKS_TO from ops/replica-lag\n\n"
+      "Each replica streams the primary's log. Replicas are read only.";
+  ChatRequest request;
+  request.messages = {{Role::system, std::string(kContextSystemPrompt), {}, {}, {}},
+                      {Role::user, context_user_message(pack, "When does the replica lag alert fire?"), {}, {}, {}}};
+  auto counter = retrieval::make_counter("o200k_base");
+  const ChatResponse scout = make_reference_agent("scout", *counter)->chat(request);
+  EXPECT_EQ(scout.message.content,
+            "Replica lag (ops/replica-lag): The replica lag alert fires at 30 seconds.\nSources: [ops/replica-lag]");
+  EXPECT_EQ(scout.stop, StopReason::end_turn);
+  // Billing is left out: it shares no keyword with the question.
+  EXPECT_EQ(make_reference_agent("diver", *counter)->chat(request).message.content,
+            "Replica lag (ops/replica-lag): The replica lag alert fires at 30 seconds. Check the network first.\n"
+            "Replica setup (ops/replica-setup): Each replica streams the primary's log. Replicas are read only.\n"
+            "Sources: [ops/replica-lag] [ops/replica-setup]");
+  request.messages.back().content = context_user_message(pack, "How are invoices taxed in Peru?");
+  EXPECT_EQ(make_reference_agent("scout", *counter)->chat(request).message.content,
+            "Billing (sales/billing): Invoices go out monthly to every customer.\nSources: [sales/billing]");
+  request.messages.back().content = context_user_message(pack, "Which colour is the logo?");
+  EXPECT_EQ(make_reference_agent("diver", *counter)->chat(request).message.content, "The context does not answer this.");
 }
 
 TEST(ReferenceAgents, EachCountsUsageItsOwnWay) {

@@ -317,6 +317,19 @@ TEST(SimModel, AnswerLengthFollowsTheKnobOnPlentifulEvidence) {
   }
 }
 
+TEST(SimModel, AProfilesContextAnswerLengthIsTheContextPathsOwn) {
+  const auto counter = retrieval::make_counter("o200k_base");
+  SimOptions options;
+  options.answer_tokens = 600;
+  options.profile.context_answer = AnswerLength{60, 0};
+  SimModel sim(options, *counter);
+  const ChatResponse r = sim.chat(plentiful_request());
+  EXPECT_NEAR(static_cast<double>(*r.usage.output_tokens), 60.0, 12.0) << r.message.content;
+  // A seed draws around the context mean with the context spread (0: always the mean).
+  options.seed = 9;
+  EXPECT_EQ(SimModel(options, *counter).chat(plentiful_request()).message.content, r.message.content);
+}
+
 TEST(SimModel, AnswersAreDeterministicPerSeedAndTheSeedVariesTheirLength) {
   const auto counter = retrieval::make_counter("o200k_base");
   const ChatRequest request = plentiful_request();

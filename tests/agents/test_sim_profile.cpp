@@ -161,6 +161,22 @@ TEST(SimProfile, AContentRatioScalesTheTextAndNotTheOverheads) {
   EXPECT_EQ(r.usage.output_tokens, std::llround(1.5 * static_cast<double>(r.message.content.size())));
 }
 
+TEST(SimProfile, ContextOverheadsBillRequestsWithoutToolsAndOnlyThose) {
+  ByteCounter counter;
+  SimModel sim(parse_sim_profile("overheads: {per_message: 5}\ncontext_overheads: {content_ratio: 2}\n", "o.yaml"), counter);
+  ChatRequest request;
+  request.messages = {{Role::system, "S", {}, {}, {}}, {Role::user, "hi", {}, {}, {}}};
+  const ChatResponse bare = sim.chat(request);
+  // system: 5 + 2 x 7; user: 5 + 2 x 6; priming 3; the output at ratio 2 too
+  EXPECT_EQ(bare.usage.input_tokens, 19 + 17 + 3);
+  EXPECT_EQ(bare.usage.output_tokens, 2 * static_cast<std::int64_t>(bare.message.content.size()));
+  // With a tool the same messages are billed at the overheads (ratio 1): the cached counts are not reused.
+  request.tools = {{"search", "Find.", R"({"type":"object"})"}};
+  const ChatResponse tooled = sim.chat(request);
+  const std::int64_t tool = 7 + 11 + 12;  // per_tool + "search:Find" + tools_end
+  EXPECT_EQ(tooled.usage.input_tokens, tool + (5 + 7) + (5 + 6) + 3);
+}
+
 TEST(SimProfile, DrawsAreDeterministicAndFollowTheWeights) {
   const CountDistribution d{{{1, 0.5}, {2, 0.3}, {4, 0.2}}};
   std::map<int, int> seen;

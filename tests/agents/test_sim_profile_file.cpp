@@ -25,6 +25,7 @@ TEST(SimProfileFile, ReadsEveryKey) {
       "searches: {1: 0.25, 2: 0.75}\ndrop_terms: 1\nadd_terms: {0: 1, 2: 1}\nsearch_k: 8\nopens_per_search: {1: 1, 3: 3}\n"
       "open_ratio: 0.5\nmax_open: 4\nparallel_opens: 0.25\nfollow_rate: 0.5\nrepeats: 2\nbrowse_rate: 0.1\n"
       "max_tool_turns: 6\nanswer_tokens: 120\nanswer_tokens_spread: 30\nseed_variation: false\n"
+      "context_answer_tokens: 45\ncontext_answer_tokens_spread: 12\ncontext_overheads: {content_ratio: 1.5, per_message: 6}\n"
       "follow_when_covered: true\nfollow_concepts: {1: 1, 2: 3}\nneighbour_opens: 2\nrereads: {0: 1, 1: 1}\n"
       "overheads: {per_message: 4, per_tool_call: 2, reply_priming: 0, per_tool: 9, tools_end: 20, content_ratio: 1.25}\n",
       "p.yaml");
@@ -44,12 +45,14 @@ TEST(SimProfileFile, ReadsEveryKey) {
   EXPECT_EQ(p.max_tool_turns, 6);
   EXPECT_EQ(o.answer_tokens, 120u);
   EXPECT_EQ(o.answer_tokens_spread, 30u);
+  EXPECT_EQ(p.context_answer, (AnswerLength{45, 12}));
   EXPECT_FALSE(p.seed_variation);
   EXPECT_TRUE(p.follow_when_covered);
   EXPECT_EQ(p.follow_concepts, (CountDistribution{{{1, 1}, {2, 3}}}));
   EXPECT_EQ(p.neighbour_opens, CountDistribution::always(2));
   EXPECT_EQ(p.rereads, (CountDistribution{{{0, 1}, {1, 1}}}));
   EXPECT_EQ(p.overheads, (TokenOverheads{4, 2, 0, 9, 20, 1.25}));
+  EXPECT_EQ(p.context_overheads, (TokenOverheads{6, 2, 0, 9, 20, 1.5}));  // the keys it leaves out are overheads' own
   // Written and read back: the same options.
   const SimOptions back = parse_sim_profile(sim_profile_yaml(o, "fitted by a test\n\nsecond line"), "back.yaml");
   EXPECT_EQ(back.profile, o.profile);
@@ -67,8 +70,8 @@ TEST(SimProfileFile, AnEmptyFileIsTheDefault) {
 TEST(SimProfileFile, ProblemsNameTheFileTheLineAndTheKey) {
   EXPECT_EQ(error_of("searches: 1\nsearchs: 2\n"),
             "p.yaml:2: searchs: unknown key; the keys are add_terms, answer_tokens, answer_tokens_spread, browse_rate, "
-            "drop_terms, follow_concepts, follow_rate, follow_when_covered, max_open, max_tool_turns, neighbour_opens, "
-            "open_ratio, opens_per_search, overheads, parallel_opens, repeats, rereads, search_k, searches, seed_variation");
+            "context_answer_tokens, context_answer_tokens_spread, context_overheads, drop_terms, follow_concepts, follow_rate, "
+            "follow_when_covered, max_open, max_tool_turns, neighbour_opens, open_ratio, opens_per_search, overheads, parallel_opens, repeats, rereads, search_k, searches, seed_variation");
   EXPECT_EQ(error_of("follow_rate: 1.5\n"), "p.yaml:1: follow_rate: expected a number from 0 to 1, got \"1.5\"");
   EXPECT_EQ(error_of("searches: 51\n"), "p.yaml:1: searches: expected an integer from 0 to 50, got \"51\"");
   EXPECT_EQ(error_of("searches: {1: 0, 2: 0}\n"),
@@ -83,6 +86,15 @@ TEST(SimProfileFile, ProblemsNameTheFileTheLineAndTheKey) {
             "p.yaml:1: overheads.content_ratio: expected a number from 0.1 to 10, got \"0\"");
   EXPECT_EQ(error_of("overheads: {per_tool: 99999}\n"),
             "p.yaml:1: overheads.per_tool: expected an integer from 0 to 10000, got \"99999\"");
+  EXPECT_EQ(error_of("answer_tokens: 9\ncontext_answer_tokens_spread: 5\n"),
+            "p.yaml:2: context_answer_tokens_spread: needs context_answer_tokens (the mean) beside it");
+  EXPECT_EQ(error_of("context_answer_tokens: 0\n"),
+            "p.yaml:1: context_answer_tokens: expected an integer from 1 to 100000, got \"0\"");
+  EXPECT_EQ(parse_sim_profile("context_answer_tokens: 7\n", "p.yaml").profile.context_answer, (AnswerLength{7, 0}));
+  EXPECT_EQ(error_of("context_overheads: {content_ratio: 11}\n"),
+            "p.yaml:1: context_overheads.content_ratio: expected a number from 0.1 to 10, got \"11\"");
+  EXPECT_EQ(error_of("context_overheads: 3\n"),
+            "p.yaml:1: context_overheads: expected a mapping, e.g. {per_message: 3, per_tool: 7}");
   EXPECT_EQ(error_of("seed_variation: maybe\n"), "p.yaml:1: seed_variation: expected true or false, got \"maybe\"");
   EXPECT_EQ(error_of("- 1\n"), "p.yaml:1: profile: expected a mapping of profile keys (agents/README.md, \"Behaviour profiles\")");
   EXPECT_TRUE(error_of("searches: {1: 2\n").starts_with("p.yaml:")) << error_of("searches: {1: 2\n");

@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <set>
+
 #include "agents/agent.hpp"
 #include "agents/bundle_tools.hpp"
 #include "agents/decorators.hpp"
@@ -265,6 +268,46 @@ TEST(Calibrate, ReadsARunFolderTurnByTurnFromItsTranscripts) {
   EXPECT_LT(fit.overheads.mean_abs_error_fitted, 0.001);
   // Another model's run folder holds nothing of this one.
   EXPECT_TRUE(read_recordings({dir / "out"}, "openai:gpt-4o").conversations.empty());
+}
+
+TEST(Calibrate, FitsTheContextPathsAnswerLengthFromItsTrialsApartFromTheAgents) {
+  const fs::path dir = test::fresh_dir("calibrate-context-answers");
+  const std::string truth_yaml = "answer_tokens: 400\nanswer_tokens_spread: 0\ncontext_answer_tokens: 40\nseed_variation: false\n";
+  test::write_file(dir / "p.yaml", truth_yaml);
+  const ExperimentSpec spec = load_spec(write_spec(dir, 40, 6), {"models=[sim:p.yaml]", "paths.agent.tools=[[search, open]]",
+                                                                 "cache_models=[none]"});
+  run_experiment(spec, quiet(dir / "out"));
+  std::multiset<std::string> recorded, read;  // the context trials' answers
+  for (const auto& r : reports::read_run_dir(dir / "out").records)
+    if (r.config.kind == reports::PathKind::context) recorded.insert(r.answer);
+  const Recordings rec = read_recordings({dir / "out"});
+  ASSERT_EQ(rec.context_answers.size(), 12u);  // two budgets, six questions
+  auto counter = retrieval::make_counter("o200k_base");
+  double sum = 0;
+  for (const ContextAnswer& c : rec.context_answers) {
+    read.insert(c.answer);
+    EXPECT_TRUE(c.call.request.tools.empty());
+    EXPECT_FALSE(c.question.empty());
+    sum += static_cast<double>(counter->count(c.answer));
+  }
+  EXPECT_EQ(read, recorded);
+  const double mean = sum / static_cast<double>(rec.context_answers.size());
+  const Fit fit = fit_profile(rec.conversations, rec.samples, *counter, rec.context_answers);
+  ASSERT_TRUE(fit.options.profile.context_answer);
+  EXPECT_EQ(fit.options.profile.context_answer->mean, static_cast<std::size_t>(std::llround(mean)));
+  EXPECT_NEAR(mean, 40.0, 20.0);                  // about the truth's target
+  EXPECT_GT(fit.options.answer_tokens, 150u);      // the agent path's answers are fitted apart
+  // Without context answers the profile leaves the context path at answer_tokens.
+  EXPECT_FALSE(fit_profile(rec.conversations, rec.samples, *counter).options.profile.context_answer);
+  // Replaying the recorded prompts with the truth gives back every recorded answer's length.
+  Fit checked = fit;
+  add_context_check(checked, agents::parse_sim_profile(truth_yaml, "truth.yaml"), rec.context_answers, *counter, 1);
+  const ParameterFit& row = checked.parameters.back();
+  EXPECT_EQ(row.name, "context answer tokens");
+  EXPECT_DOUBLE_EQ(row.observed, mean);
+  ASSERT_TRUE(row.check_real && row.check_sim);
+  EXPECT_DOUBLE_EQ(*row.check_real, mean);
+  EXPECT_DOUBLE_EQ(*row.check_sim, mean);
 }
 
 TEST(Calibrate, BadRecordingsNameTheFileAndLine) {
