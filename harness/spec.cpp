@@ -225,7 +225,7 @@ BundleSource read_source(const SpecReader& r, const YAML::Node& node, const std:
   if (node["path"].IsSequence())
     r.fail(node["path"], key + ".path",
            "one path per entry; to search several bundles as one index, list them under paths: in an entry of "
-           "their own (- paths: [a, b]\n    questions: q.yaml; harness/README.md, \"Several bundles in one trial set\")");
+           "their own, with its questions: (harness/README.md, \"Several bundles in one trial set\")");
   std::optional<GitSource> git;
   try {
     git = parse_git_source(r.expanded(node["path"], key + ".path"), ref, subdir);
