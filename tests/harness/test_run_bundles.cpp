@@ -154,5 +154,32 @@ TEST(RunBundles, DryRunPlansTheCombinedEntryWithStableKeys) {
   EXPECT_FALSE(fs::exists(dir / "out"));
 }
 
+// One id in two bundles: the pack holds the copy that won the tie (ties go by
+// id, then bundle name: copy before sales), sim cites it bare, and the
+// citation is credited to the bundle whose concept reached the model only.
+TEST(RunBundles, ABareCitationOfAnIdInTwoBundlesGoesToTheOneThatWasRead) {
+  const fs::path dir = test::fresh_dir("run-bundles-cite");
+  const fs::path kb = test::source_dir() / "tests/data/kb";
+  fs::copy(kb / "sales", dir / "copy", fs::copy_options::recursive);
+  test::write_file(dir / "q.yaml",
+                   "questions:\n  - id: margin\n    text: What is gross margin?\n    relevant:\n"
+                   "      copy:metrics/revenue: 1\n      sales:metrics/revenue: 1\n");
+  test::write_file(dir / "spec.yaml", fmt::format("bundles:\n  - paths: [{}, {}]\n    questions: {}\n"
+                                                  "paths:\n  context: {{budget_tokens: 2000, k: 1, hops: 0}}\n",
+                                                  (kb / "sales").string(), (dir / "copy").string(), (dir / "q.yaml").string()));
+  const RunResult run = run_experiment(load_spec(dir / "spec.yaml"), quiet(dir / "out"));
+  ASSERT_EQ(run.failed, 0u);
+  const auto stored = reports::read_run_dir(dir / "out");
+  ASSERT_EQ(stored.records.size(), 1u);
+  const reports::TrialRecord& r = stored.records[0];
+  EXPECT_EQ(r.bundle, "sales+copy");
+  ASSERT_EQ(r.packed.size(), 1u);
+  EXPECT_EQ(r.packed[0].id, "copy:metrics/revenue");
+  EXPECT_THAT(r.answer, HasSubstr("[metrics/revenue]"));
+  EXPECT_EQ(r.citations, (std::vector<std::string>{"copy:metrics/revenue"}));
+  EXPECT_EQ(r.evidence_recall, 0.5);
+  EXPECT_EQ(r.measures, (std::vector<reports::MeasureValue>{{"citation_precision", 1.0}, {"citation_recall", 0.5}}));
+}
+
 }  // namespace
 }  // namespace okfbench::harness
