@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include "retrieval/error.hpp"
+#include "retrieval/qualified_id.hpp"
+#include "retrieval/search.hpp"
 #include "retrieval/fields.hpp"
 #include "retrieval/yaml_keys.hpp"
 
@@ -307,6 +309,42 @@ void check_concepts(const QuestionSet& set, const retrieval::Bundle& bundle) {
   if (count == 0) return;
   throw InputError(std::to_string(count) + " judged concept id(s) not found in " + bundle.root().string() + ":" +
                    problems + "\n  (is this the bundle the question set was made for?)");
+}
+
+namespace {
+
+// Why `id` names no concept of `bundles`, or "" when it names one.
+std::string qualified_problem(const std::string& id, std::span<const retrieval::NamedBundle> bundles) {
+  std::string names;
+  for (const auto& b : bundles) names += (names.empty() ? "" : ", ") + b.name;
+  const std::optional<retrieval::QualifiedId> q = retrieval::split_qualified_id(id);
+  if (!q) return "which names no bundle; write BUNDLE:ID with BUNDLE one of " + names;
+  for (const auto& b : bundles) {
+    if (b.name != q->bundle) continue;
+    if (b.bundle->find(std::string(q->id)) != nullptr) return "";
+    return "which is not a concept of bundle '" + b.name + "'";
+  }
+  return "whose bundle '" + std::string(q->bundle) + "' is not loaded; the bundles are " + names;
+}
+
+}  // namespace
+
+void check_concepts(const QuestionSet& set, std::span<const retrieval::NamedBundle> bundles) {
+  std::string problems;
+  int count = 0;
+  for (const Question& q : set.questions) {
+    for (const auto& [id, grade] : q.relevant) {
+      const std::string problem = qualified_problem(id, bundles);
+      if (problem.empty()) continue;
+      if (++count <= 10) {
+        auto line = q.relevant_line.find(id);
+        problems += "\n  " + set.source + ":" + std::to_string(line == q.relevant_line.end() ? q.line : line->second) +
+                    ": question '" + q.id + "' judges '" + id + "', " + problem;
+      }
+    }
+  }
+  if (count == 0) return;
+  throw InputError(std::to_string(count) + " judged concept id(s) not found in the bundles searched as one:" + problems);
 }
 
 QrelsTable read_trec_qrels(const fs::path& path) {

@@ -28,12 +28,14 @@
 // become questions, as trec_eval and BEIR evaluate them.
 #include <filesystem>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "retrieval/bundle.hpp"
 #include "retrieval/numbers.hpp"
+#include "retrieval/search.hpp"
 
 namespace okfbench::datasets {
 
@@ -69,6 +71,11 @@ void save_questions(const QuestionSet& set, const std::filesystem::path& path);
 // Throws InputError listing (up to 10 of) the judged ids that are not
 // concepts of `bundle`, each with its file and line.
 void check_concepts(const QuestionSet& set, const retrieval::Bundle& bundle);
+// Over several bundles searched as one: every judged id is BUNDLE:ID
+// (retrieval/qualified_id.hpp) naming a concept of one of `bundles`; the
+// InputError says, for each id, whether it names no bundle, an unknown one or
+// a concept that bundle lacks.
+void check_concepts(const QuestionSet& set, std::span<const retrieval::NamedBundle> bundles);
 
 // qrels: "qid iter docno grade" lines (TREC) -> qid -> docno -> grade, with
 // the line of each judgment. A non-integer grade, a wrong column count or a

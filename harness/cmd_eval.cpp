@@ -14,6 +14,7 @@
 
 #include "datasets/convert.hpp"
 #include "datasets/questions.hpp"
+#include "harness/bundle_source.hpp"
 #include "harness/commands.hpp"
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
@@ -23,6 +24,7 @@
 #include "reports/trec.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/json_text.hpp"
+#include "retrieval/qualified_id.hpp"
 
 namespace okfbench::cli {
 namespace {
@@ -30,7 +32,7 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 struct EvalArgs {
-  std::string bundle;
+  std::vector<std::string> bundles;
   std::string questions;
   std::vector<std::string> measures;
   std::string run_path;
@@ -80,30 +82,76 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// Ranks every question with `search` (which gives the hits and the docno
+// of each) and scores the run against `qrels` (-c: a question without hits
+// counts as zero).
+template <class Search>
+void rank_and_score(EvalRun& result, const datasets::QuestionSet& set, const reports::Qrels& qrels,
+                    const std::vector<std::string>& measures, Search search) {
+  result.questions = set.questions.size();
+  result.run.tag = "okfbench";
+  const auto start = Clock::now();
+  for (const datasets::Question& q : set.questions) {
+    result.run.queries[q.id];
+    for (const auto& [docno, score] : search(q.text)) result.run.add(q.id, docno, score);
+  }
+  result.query_seconds = seconds_since(start);
+  reports::EvalOptions eval_options;
+  eval_options.missing = reports::MissingQueries::count_as_zero;
+  result.evaluation = reports::evaluate(qrels, result.run, measures, eval_options);
+}
+
+using Ranked = std::vector<std::pair<std::string, double>>;
+
 EvalRun evaluate_bundle(const retrieval::Bundle& bundle, const datasets::QuestionSet& set,
                         const retrieval::IndexConfig& config, const std::vector<std::string>& measures,
                         std::size_t k, HybridRanking* hybrid = nullptr) {
   datasets::check_concepts(set, bundle);
   EvalRun result;
-  result.questions = set.questions.size();
-  auto start = Clock::now();
+  const auto start = Clock::now();
   retrieval::SearchIndex index = retrieval::SearchIndex::build(bundle, config);
   result.build_seconds = seconds_since(start);
   result.stats = index.stats();
-  result.run.tag = "okfbench";
   retrieval::SearchOptions options;
   options.limit = k;
-  start = Clock::now();
+  rank_and_score(result, set, qrels_of(set, bundle), measures, [&](const std::string& text) {
+    Ranked out;
+    for (const retrieval::Hit& hit : hybrid ? hybrid->search(index, text, options) : index.search(text, options))
+      out.emplace_back(docno_of(*hit.concept_ptr), hit.score);
+    return out;
+  });
+  return result;
+}
+
+// Several bundles as one index (shared statistics): the question set's
+// relevant ids and the run's document ids are BUNDLE:DOCNO.
+EvalRun evaluate_several(const harness::SourceBundles& loaded, const datasets::QuestionSet& set,
+                         const retrieval::IndexConfig& config, const std::vector<std::string>& measures,
+                         std::size_t k) {
+  const std::vector<retrieval::NamedBundle> named = loaded.named();
+  datasets::check_concepts(set, named);
+  reports::Qrels qrels;
   for (const datasets::Question& q : set.questions) {
-    result.run.queries[q.id];  // a question without hits still counts (-c)
-    for (const retrieval::Hit& hit : hybrid ? hybrid->search(index, q.text, options) : index.search(q.text, options)) {
-      result.run.add(q.id, docno_of(*hit.concept_ptr), hit.score);
+    for (const auto& [id, grade] : q.relevant) {
+      const retrieval::QualifiedId at = *retrieval::split_qualified_id(id);  // checked above
+      for (const retrieval::NamedBundle& b : named)
+        if (b.name == at.bundle)
+          qrels.add(q.id, retrieval::qualified_id(b.name, docno_of(*b.bundle->find(std::string(at.id)))), grade, set.source);
     }
   }
-  result.query_seconds = seconds_since(start);
-  reports::EvalOptions eval_options;
-  eval_options.missing = reports::MissingQueries::count_as_zero;
-  result.evaluation = reports::evaluate(qrels_of(set, bundle), result.run, measures, eval_options);
+  EvalRun result;
+  const auto start = Clock::now();
+  retrieval::SearchIndex index = retrieval::SearchIndex::build(named, config);
+  result.build_seconds = seconds_since(start);
+  result.stats = index.stats();
+  retrieval::SearchOptions options;
+  options.limit = k;
+  rank_and_score(result, set, qrels, measures, [&](const std::string& text) {
+    Ranked out;
+    for (const retrieval::Hit& hit : index.search(text, options))
+      out.emplace_back(retrieval::qualified_id(hit.bundle, docno_of(*hit.concept_ptr)), hit.score);
+    return out;
+  });
   return result;
 }
 
@@ -136,17 +184,29 @@ void print_json(const EvalRun& r, bool per_query) {
   std::printf("%s\n", json_text(out, 2).c_str());
 }
 
-int run_eval(const EvalArgs& args) {
-  retrieval::IndexConfig config = args.flags.config();
-  datasets::QuestionSet set = datasets::load_questions(args.questions);
-  retrieval::Bundle bundle = load_bundle_for_search(args.bundle, args.flags);
-  const auto& measures = args.measures.empty() ? kDefaultMeasures : args.measures;
-  auto start = Clock::now();
+EvalRun evaluate_one(const EvalArgs& args, const datasets::QuestionSet& set, const std::vector<std::string>& measures) {
+  retrieval::Bundle bundle = load_bundle_for_search(args.bundles.front(), args.flags);
+  const auto start = Clock::now();
   std::unique_ptr<HybridRanking> hybrid = make_hybrid(bundle, args.flags);
   if (hybrid)
     std::fprintf(stderr, "okfbench: embedded %zu concepts with %s in %.2f s\n", hybrid->embedded(),
                  hybrid->model().c_str(), seconds_since(start));
-  EvalRun r = evaluate_bundle(bundle, set, config, measures, args.k, hybrid.get());
+  return evaluate_bundle(bundle, set, args.flags.config(), measures, args.k, hybrid.get());
+}
+
+int run_eval(const EvalArgs& args) {
+  args.flags.config();  // a bad --stemmer or --stopwords is a usage error before anything loads
+  datasets::QuestionSet set = datasets::load_questions(args.questions);
+  const auto& measures = args.measures.empty() ? kDefaultMeasures : args.measures;
+  EvalRun r;
+  if (args.bundles.size() == 1) {
+    r = evaluate_one(args, set, measures);
+  } else {
+    if (!args.flags.hybrid.model.empty() || !args.flags.hybrid.rerank.empty())
+      throw UsageError("--hybrid and --rerank search one bundle; several bundles are searched with BM25F");
+    const harness::SourceBundles loaded = harness::load_sources(args.bundles, args.flags.git, args.flags.load_options());
+    r = evaluate_several(loaded, set, args.flags.config(), measures, args.k);
+  }
   if (!args.run_path.empty()) reports::write_run_file(args.run_path, r.run);
   if (args.json) {
     print_json(r, args.per_query);
@@ -234,7 +294,9 @@ int run_spec(const EvalArgs& args) {
 void add_eval_command(CLI::App& app, Action& action) {
   auto args = std::make_shared<EvalArgs>();
   CLI::App* cmd = app.add_subcommand("eval", "Score a bundle's search against a question set (trec_eval measures, -c)");
-  cmd->add_option("--bundle", args->bundle, "Bundle folder or git URL");
+  cmd->add_option("--bundle", args->bundles,
+                  "Bundle folder or git URL; several (--bundle A --bundle B) are searched as one index (shared "
+                  "statistics) and the question set's relevant ids and the run's document ids are BUNDLE:ID");
   cmd->add_option("--questions", args->questions, "Question set (YAML)");
   cmd->add_option("--measures", args->measures, "trec_eval measures, e.g. ndcg_cut.10,recall.100 (default: "
                   "ndcg_cut.10 recall.100 map recip_rank P.10)")->delimiter(',');
@@ -252,7 +314,7 @@ void add_eval_command(CLI::App& app, Action& action) {
       action = [args] { return run_spec(*args); };
       return;
     }
-    if (args->bundle.empty() || args->questions.empty()) {
+    if (args->bundles.empty() || args->questions.empty()) {
       throw UsageError("eval needs --bundle and --questions (or --spec)");
     }
     action = [args] { return run_eval(*args); };

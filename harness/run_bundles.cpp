@@ -142,32 +142,88 @@ fs::path converted_subset(const ExperimentSpec& spec, const BundleSource& b, con
   });
 }
 
+agents::ToolsOptions tools_options(const reports::PathConfig& c, const std::string& bundle_name) {
+  agents::ToolsOptions options;
+  options.surface = *agents::parse_surface(c.surface);
+  options.include = c.tools;
+  options.bundle_name = bundle_name;
+  if (c.max_body_chars) options.max_body_chars = static_cast<std::size_t>(*c.max_body_chars);
+  if (c.index_char_budget) options.index_char_budget = static_cast<std::size_t>(*c.index_char_budget);
+  options.now = "2026-11-29T00:00:00Z";  // a fixed clock: staleness must not depend on the day of the run
+  return options;
+}
+
 }  // namespace
 
 SharedTools& LoadedBundle::tools_for(const reports::PathConfig& c) {
   std::lock_guard lock(*tools_mutex);
   auto& slot = tools[fmt::format("{}|{}|{}|{}", c.surface, fmt::join(c.tools, ","), c.max_body_chars.value_or(0),
                                  c.index_char_budget.value_or(0))];
-  if (!slot) {
-    slot = std::make_unique<SharedTools>();
-    agents::ToolsOptions options;
-    options.surface = *agents::parse_surface(c.surface);
-    options.include = c.tools;
-    options.bundle_name = source.name;
-    if (c.max_body_chars) options.max_body_chars = static_cast<std::size_t>(*c.max_body_chars);
-    if (c.index_char_budget) options.index_char_budget = static_cast<std::size_t>(*c.index_char_budget);
-    options.now = "2026-11-29T00:00:00Z";  // a fixed clock: staleness must not depend on the day of the run
-    slot->tools = std::make_unique<agents::BundleTools>(*bundle, options, index.get());
+  if (slot) return *slot;
+  slot = std::make_unique<SharedTools>();
+  if (!combined()) {
+    slot->tools = std::make_unique<agents::BundleTools>(*bundle, tools_options(c, source.name), index.get());
+    return *slot;
   }
+  std::vector<agents::ToolBundle> named;
+  for (std::size_t i = 0; i < parts.size(); ++i) named.push_back({source.parts[i].name, parts[i].get()});
+  auto several = std::make_unique<agents::MultiBundleTools>(std::move(named), tools_options(c, source.name));
+  slot->several = several.get();
+  slot->tools = std::move(several);
   return *slot;
 }
+
+std::vector<retrieval::NamedBundle> LoadedBundle::named() const {
+  std::vector<retrieval::NamedBundle> out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out.push_back({source.parts[i].name, parts[i].get()});
+  return out;
+}
+
+std::size_t LoadedBundle::concept_count() const {
+  if (!combined()) return bundle->concepts().size();
+  std::size_t n = 0;
+  for (const auto& part : parts) n += part->concepts().size();
+  return n;
+}
+
+namespace {
+
+retrieval::LoadOptions load_options(const BundleSource& b) {
+  retrieval::LoadOptions load;
+  load.profile = retrieval::parse_profile(b.profile).value_or(retrieval::Profile::okf);  // checked by the spec
+  return load;
+}
+
+// Loads each part of a combined entry, with its checkout's lock held while
+// it loads, and indexes them as one.
+void load_parts(LoadedBundle& out, const GitOptions& git) {
+  for (BundleSource& part : out.source.parts) {
+    std::optional<GitCheckout> checkout;
+    fs::path dir = part.path;
+    if (part.kind == BundleKind::git) {
+      checkout.emplace(GitCheckout::open(part.git, git));
+      dir = checkout->root();
+      part.commit = checkout->commit();
+    }
+    out.parts.push_back(std::make_unique<retrieval::Bundle>(retrieval::Bundle::load(dir, load_options(part))));
+    out.part_dirs.push_back(dir);
+  }
+  const std::vector<retrieval::NamedBundle> named = out.named();
+  out.index = std::make_unique<retrieval::SearchIndex>(retrieval::SearchIndex::build(named));
+}
+
+}  // namespace
 
 LoadedBundle load_bundle(const ExperimentSpec& spec, const BundleSource& b, const GitOptions& git) {
   LoadedBundle out;
   out.source = b;
   fs::path questions;
   std::optional<GitCheckout> checkout;  // its lock is held until the bundle and questions are loaded
-  if (b.kind == BundleKind::git) {
+  const auto start = Clock::now();
+  if (b.kind == BundleKind::combined) {
+    load_parts(out, git);
+    questions = b.questions;
+  } else if (b.kind == BundleKind::git) {
     checkout.emplace(GitCheckout::open(b.git, git));
     out.dir = checkout->root();
     out.source.commit = checkout->commit();
@@ -186,19 +242,22 @@ LoadedBundle load_bundle(const ExperimentSpec& spec, const BundleSource& b, cons
     questions = folder / "questions.yaml";
   }
   out.questions_file = questions;
-  const auto start = Clock::now();
-  retrieval::LoadOptions load;
-  load.profile = retrieval::parse_profile(b.profile).value_or(retrieval::Profile::okf);  // checked by the spec
-  out.bundle = std::make_unique<retrieval::Bundle>(retrieval::Bundle::load(out.dir, load));
-  out.index = std::make_unique<retrieval::SearchIndex>(retrieval::SearchIndex::build(*out.bundle));
+  if (!out.combined()) {
+    out.bundle = std::make_unique<retrieval::Bundle>(retrieval::Bundle::load(out.dir, load_options(b)));
+    out.index = std::make_unique<retrieval::SearchIndex>(retrieval::SearchIndex::build(*out.bundle));
+  }
   out.questions = datasets::load_questions(questions);
-  datasets::check_concepts(out.questions, *out.bundle);
+  if (out.combined()) {
+    datasets::check_concepts(out.questions, out.named());
+  } else {
+    datasets::check_concepts(out.questions, *out.bundle);
+  }
   if (spec.max_questions > 0 && out.questions.questions.size() > spec.max_questions) {
     out.questions.questions.resize(spec.max_questions);
   }
   if (out.questions.name.empty()) out.questions.name = b.name;
-  log_line(fmt::format("{}: {} concepts, {} questions, loaded and indexed in {:.0f} ms", b.name,
-                       out.bundle->concepts().size(), out.questions.questions.size(), ms_since(start)));
+  log_line(fmt::format("{}: {} concepts, {} questions, loaded and indexed in {:.0f} ms", b.name, out.concept_count(),
+                       out.questions.questions.size(), ms_since(start)));
   return out;
 }
 

@@ -7,8 +7,10 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "agents/bundle_tools.hpp"
+#include "agents/multi_bundle_tools.hpp"
 #include "datasets/questions.hpp"
 #include "harness/spec.hpp"
 #include "reports/record.hpp"
@@ -17,11 +19,13 @@
 
 namespace okfbench::harness {
 
-// One BundleTools per tool configuration serves every worker (calls
-// serialised by its mutex); all of them search the bundle's one index.
+// One tool set per tool configuration serves every worker (calls serialised
+// by its mutex): BundleTools searching the bundle's one index, or, for a
+// combined entry, MultiBundleTools (`several` points at it).
 struct SharedTools {
   std::mutex mutex;
-  std::unique_ptr<agents::BundleTools> tools;
+  std::unique_ptr<agents::Toolbox> tools;
+  agents::MultiBundleTools* several = nullptr;
 };
 
 struct LoadedBundle {
@@ -29,19 +33,30 @@ struct LoadedBundle {
   std::filesystem::path dir;
   std::filesystem::path questions_file;
   datasets::QuestionSet questions;
-  std::unique_ptr<retrieval::Bundle> bundle;
-  std::unique_ptr<retrieval::SearchIndex> index;
+  std::unique_ptr<retrieval::Bundle> bundle;  // null for a combined entry
+  std::unique_ptr<retrieval::SearchIndex> index;  // a combined entry's: one index over its parts
+  // A combined entry's bundles, in the spec's order, named as source.parts.
+  std::vector<std::unique_ptr<retrieval::Bundle>> parts;
+  std::vector<std::filesystem::path> part_dirs;
   std::unique_ptr<std::mutex> tools_mutex = std::make_unique<std::mutex>();
   std::map<std::string, std::unique_ptr<SharedTools>> tools;  // by surface and tool list
 
   // The tools of one surface and tool list, made on first use and shared after.
   SharedTools& tools_for(const reports::PathConfig& c);
+
+  bool combined() const { return !parts.empty(); }
+  // A combined entry's parts under their names (for the index and pack_context).
+  std::vector<retrieval::NamedBundle> named() const;
+  // Concepts of the bundle, or of all parts together.
+  std::size_t concept_count() const;
 };
 
 // Materialises, loads and indexes one spec bundle and its questions (cut to
 // max_questions). A git bundle is checked out with `git` (refresh, lock and
-// command timeout, cache folder). Throws InputError for unusable bundles or
-// question sets.
+// command timeout, cache folder). A combined entry loads each part (each
+// checkout's lock held while it loads), indexes them as one and checks that
+// every relevant id is BUNDLE:ID of a concept of a part. Throws InputError for
+// unusable bundles or question sets.
 LoadedBundle load_bundle(const ExperimentSpec& spec, const BundleSource& b, const GitOptions& git = {});
 
 }  // namespace okfbench::harness

@@ -79,7 +79,9 @@ std::vector<std::string> changed_inputs(const std::vector<reports::InputHash>& b
 std::vector<reports::InputHash> input_hashes(const std::vector<LoadedBundle>& bundles, const fs::path& pricing_file) {
   std::vector<reports::InputHash> out;
   for (const auto& b : bundles) {
-    out.push_back({"bundle", b.source.name, folder_sha256(b.dir)});
+    for (std::size_t i = 0; i < b.part_dirs.size(); ++i)  // a combined entry: each of its bundles
+      out.push_back({"bundle", b.source.name + "/" + b.source.parts[i].name, folder_sha256(b.part_dirs[i])});
+    if (!b.combined()) out.push_back({"bundle", b.source.name, folder_sha256(b.dir)});
     out.push_back({"questions", b.source.name, file_sha256(b.questions_file)});
   }
   for (const auto& encoding : retrieval::encoding_specs()) {

@@ -35,6 +35,8 @@ const std::set<std::string> kTopKeys = {"name", "seed", "repeats", "concurrency"
 const std::set<std::string> kGraders = {"facts", "citations", "answered", "judge"};
 const std::set<std::string> kJudgeKeys = {"model", "votes"};
 const std::set<std::string> kPathBundleKeys = {"path", "name", "questions", "ref", "subdir", "profile"};
+const std::set<std::string> kPartKeys = {"path", "name", "ref", "subdir", "profile"};
+const std::set<std::string> kCombinedKeys = {"name", "paths", "questions"};
 const std::set<std::string> kGenerateKeys = {"concepts", "seed", "layers", "questions"};
 const std::set<std::string> kConvertKeys = {"format", "source", "split", "concepts"};
 const std::set<std::string> kContextKeys = {"budget_tokens", "k", "hops", "strategy"};
@@ -207,8 +209,9 @@ class SpecReader {
   std::map<std::string, std::string> overridden_;  // dotted key -> "KEY=VALUE"
 };
 
-void read_path_bundle(const SpecReader& r, const YAML::Node& node, const std::string& key, ExperimentSpec& spec) {
-  r.check_keys(node, key, kPathBundleKeys);
+// One bundle folder or git source from the keys path, name, ref, subdir and
+// profile of `node` (questions: is the caller's).
+BundleSource read_source(const SpecReader& r, const YAML::Node& node, const std::string& key) {
   BundleSource b;
   if (node["profile"]) {
     b.profile = r.scalar<std::string>(node["profile"], key + ".profile", "okf or repo");
@@ -217,12 +220,12 @@ void read_path_bundle(const SpecReader& r, const YAML::Node& node, const std::st
   }
   const std::string ref = node["ref"] ? r.scalar<std::string>(node["ref"], key + ".ref", "a branch, tag or commit") : "";
   const std::string subdir = node["subdir"] ? r.scalar<std::string>(node["subdir"], key + ".subdir", "a folder") : "";
-  // Several bundles searched as one (okfbench search/context/agent A B ...)
-  // are not a trial set yet: the runner grades one bundle's question set.
+  // A list here used to be read as something else; several bundles in one
+  // index are an entry of their own (read_combined).
   if (node["path"].IsSequence())
     r.fail(node["path"], key + ".path",
-           "one path per entry: a spec does not yet combine several bundles into one index (okfbench search, "
-           "context and agent do, given several sources); give each bundle its own - path: entry");
+           "one path per entry; to search several bundles as one index, list them under paths: in an entry of "
+           "their own, with its questions: (harness/README.md, \"Several bundles in one trial set\")");
   std::optional<GitSource> git;
   try {
     git = parse_git_source(r.expanded(node["path"], key + ".path"), ref, subdir);
@@ -234,9 +237,7 @@ void read_path_bundle(const SpecReader& r, const YAML::Node& node, const std::st
     b.git = *git;
     b.name = node["name"] ? r.scalar<std::string>(node["name"], key + ".name", "a string")
                            : retrieval::escape_invalid_utf8(git->default_name());
-    if (node["questions"]) b.questions = r.path_value(node["questions"], key + ".questions", r.base());
-    spec.bundles.push_back(std::move(b));
-    return;
+    return b;
   }
   if (!ref.empty() || !subdir.empty())
     r.fail(node["ref"] ? node["ref"] : node["subdir"], key, "ref: and subdir: need a git URL in path:");
@@ -245,10 +246,73 @@ void read_path_bundle(const SpecReader& r, const YAML::Node& node, const std::st
   if (!fs::is_directory(b.path)) r.fail(node["path"], key + ".path", fmt::format("no such folder {}", b.path.string()));
   b.name = node["name"] ? r.scalar<std::string>(node["name"], key + ".name", "a string")
                          : retrieval::escape_invalid_utf8(b.path.filename().string());  // names go into JSON
+  return b;
+}
+
+void read_path_bundle(const SpecReader& r, const YAML::Node& node, const std::string& key, ExperimentSpec& spec) {
+  r.check_keys(node, key, kPathBundleKeys);
+  BundleSource b = read_source(r, node, key);
+  if (b.kind == BundleKind::git) {
+    if (node["questions"]) b.questions = r.path_value(node["questions"], key + ".questions", r.base());
+    spec.bundles.push_back(std::move(b));
+    return;
+  }
   b.questions = node["questions"] ? r.path_value(node["questions"], key + ".questions", r.base()) : b.path / "questions.yaml";
   if (!fs::is_regular_file(b.questions)) {
     r.fail(node["questions"] ? node["questions"] : node, key + ".questions",
            fmt::format("no question set at {}; name one with questions:", b.questions.string()));
+  }
+  spec.bundles.push_back(std::move(b));
+}
+
+// One bundle of a combined entry: a path or git URL, or a mapping without questions:.
+BundleSource read_part(const SpecReader& r, const YAML::Node& node, const std::string& key) {
+  if (node.IsScalar()) {
+    YAML::Node map(YAML::NodeType::Map);
+    map["path"] = node;
+    return read_source(r, map, key);
+  }
+  if (node.IsMap() && node["questions"])
+    r.fail(node["questions"], key + ".questions",
+           "the bundles of one entry share its question set; write questions: beside paths:, not in one bundle");
+  r.check_keys(node, key, kPartKeys);
+  if (!node["path"]) r.fail(node, key + ".path", "required: the bundle's folder or git URL");
+  return read_source(r, node, key);
+}
+
+// Several bundles as one trial set: one index over all of them, graded on
+// one question set whose relevant ids are BUNDLE:ID.
+void read_combined(const SpecReader& r, const YAML::Node& node, const std::string& key, ExperimentSpec& spec) {
+  r.check_keys(node, key, kCombinedKeys);
+  const YAML::Node paths = node["paths"];
+  if (!paths.IsSequence()) r.fail(paths, key + ".paths", fmt::format("expected a list of two or more bundles, got {}", kind_name(paths)));
+  if (paths.size() < 2)
+    r.fail(paths, key + ".paths",
+           fmt::format("expected a list of two or more bundles, got {}; one bundle is a path: entry", paths.size()));
+  BundleSource b;
+  b.kind = BundleKind::combined;
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const std::string part_key = fmt::format("{}.paths[{}]", key, i);
+    BundleSource part = read_part(r, paths[i], part_key);
+    const YAML::Node where = paths[i].IsMap() && paths[i]["name"] ? paths[i]["name"] : paths[i];
+    if (part.name.empty() || part.name.find(':') != std::string::npos)
+      r.fail(where, part_key + ".name",
+             fmt::format("\"{}\": a combined bundle's name is not empty and has no ':' (ids are written BUNDLE:ID); "
+                         "give it another name:", part.name));
+    if (!names.insert(part.name).second)
+      r.fail(where, part_key + ".name", fmt::format("two bundles of this entry are named \"{}\"; give one a name:", part.name));
+    b.parts.push_back(std::move(part));
+  }
+  if (!node["questions"])
+    r.fail(node, key + ".questions", "required: the question set of these bundles, its relevant ids written BUNDLE:ID");
+  b.questions = r.path_value(node["questions"], key + ".questions", r.base());
+  if (!fs::is_regular_file(b.questions))
+    r.fail(node["questions"], key + ".questions", fmt::format("no question set at {}", b.questions.string()));
+  if (node["name"]) {
+    b.name = r.scalar<std::string>(node["name"], key + ".name", "a string");
+  } else {
+    for (const BundleSource& part : b.parts) b.name += (b.name.empty() ? "" : "+") + part.name;
   }
   spec.bundles.push_back(std::move(b));
 }
@@ -313,22 +377,24 @@ void check_tools_fit(const SpecReader& r, const YAML::Node& node, const AgentSwe
 
 void read_bundles(const SpecReader& r, const YAML::Node& node, ExperimentSpec& spec) {
   if (!node || !node.IsSequence() || node.size() == 0) {
-    r.fail(node, "bundles", "required: a list of bundles (path:, generate: or convert: entries)");
+    r.fail(node, "bundles", "required: a list of bundles (path:, paths:, generate: or convert: entries)");
   }
   for (std::size_t i = 0; i < node.size(); ++i) {
     const std::string key = fmt::format("bundles[{}]", i);
     const YAML::Node entry = node[i];
-    if (!entry.IsMap()) r.fail(entry, key, "expected a mapping with path:, generate: or convert:");
+    if (!entry.IsMap()) r.fail(entry, key, "expected a mapping with path:, paths:, generate: or convert:");
     if (entry["generate"]) {
       if (entry.size() != 1) r.fail(entry, key, "a generate: entry has no other keys");
       read_generated(r, entry["generate"], key + ".generate", spec);
     } else if (entry["convert"]) {
       if (entry.size() != 1) r.fail(entry, key, "a convert: entry has no other keys");
       read_converted(r, entry["convert"], key + ".convert", spec);
+    } else if (entry["paths"]) {
+      read_combined(r, entry, key, spec);
     } else if (entry["path"]) {
       read_path_bundle(r, entry, key, spec);
     } else {
-      r.fail(entry, key, "expected path:, generate: or convert:");
+      r.fail(entry, key, "expected path:, paths:, generate: or convert:");
     }
   }
   std::set<std::string> names;
@@ -703,6 +769,11 @@ std::string BundleSource::identity() const {
     case BundleKind::git:
       return fmt::format("git:{}|commit:{}|questions:{}{}", git.text(), commit, questions.generic_string(),
                          profile == "okf" ? "" : "|profile:" + profile);
+    case BundleKind::combined: {
+      std::string out = "combined:";
+      for (const BundleSource& part : parts) out += fmt::format("[{}={}]", part.name, part.identity());
+      return out + "|questions:" + questions.generic_string();
+    }
   }
   return name;
 }

@@ -25,6 +25,12 @@
 //       ref: v2                    # cloned when the run loads it; ref: and subdir: replace the URL's
 //       subdir: bundles/sales      # name: default the subdir's last part or the repository's name;
 //                                  # questions: default questions.yaml in the bundle folder of the checkout
+//     - name: kb                 # several bundles as one trial set: one index over all of them
+//       paths:                   # (shared statistics), the agent's tools take `bundle`; two or more,
+//         - ../kb/sales          # each a path or git URL, or a mapping {path, name, ref, subdir,
+//         - {path: ../kb/support, name: help}   # profile}; names default as above, unique, no ':'
+//       questions: kb.yaml       # REQUIRED; relevant ids name their bundle: sales:metrics/revenue
+//                                # (retrieval/qualified_id.hpp); name: default the names joined by +
 //     - generate: {concepts: [10, 100], seed: 1, layers: 0, questions: 20}
 //                                  # concepts [1..10000000], seed [0..2^64-1],
 //                                  # layers [0..8] (0 = automatic), questions [1..10000000]
@@ -103,7 +109,7 @@
 
 namespace okfbench::harness {
 
-enum class BundleKind { path, generated, converted, git };
+enum class BundleKind { path, generated, converted, git, combined };
 
 // One bundle of the experiment (a generate/convert entry with a list of sizes
 // becomes one BundleSource per size).
@@ -122,6 +128,9 @@ struct BundleSource {
   std::string split = "test";        // converted beir: the qrels split
   GitSource git;                     // kind git: repository, ref, subdirectory (harness/git_source.hpp)
   std::string commit;                // kind git: the commit checked out, set when the runner loads it
+  // kind combined: its bundles (each of kind path or git, with its own name), in
+  // the spec's order; `questions` is the combined question set.
+  std::vector<BundleSource> parts;
 
   // What determines the bundle's content, for trial keys.
   std::string identity() const;

@@ -21,6 +21,7 @@
 #include "reports/trial_metrics.hpp"
 #include "retrieval/context.hpp"
 #include "retrieval/error.hpp"
+#include "retrieval/qualified_id.hpp"
 #include "retrieval/tokens.hpp"
 
 namespace okfbench::harness {
@@ -83,7 +84,7 @@ agents::Endpoint endpoint_for(const ExperimentSpec& spec, const ModelSpec& m) {
 // error (bundles are shared by concurrent trials), and the ids search showed.
 class TrialTools : public agents::Toolbox {
  public:
-  explicit TrialTools(SharedTools& shared) : shared_(shared) {}
+  TrialTools(SharedTools& shared, const LoadedBundle& bundle) : shared_(shared), bundle_(bundle) {}
   std::vector<agents::ToolSpec> specs() const override {
     std::lock_guard lock(shared_.mutex);
     return shared_.tools->specs();
@@ -115,28 +116,93 @@ class TrialTools : public agents::Toolbox {
     if (!hits.is_array()) return;
     for (const auto& hit : hits) {
       const char* field = hit.contains("id") ? "id" : "path";
-      if (hit.contains(field) && hit[field].is_string()) retrieved_.push_back(hit[field].get<std::string>());
+      if (!hit.contains(field) || !hit[field].is_string()) continue;
+      std::string id = hit[field].get<std::string>();
+      if (shared_.several) id = qualified(hit, id);
+      retrieved_.push_back(std::move(id));
     }
   }
+  // Several bundles: a hit as BUNDLE:ID with its canonical id (harnessx hits
+  // carry paths), as the question set judges it.
+  std::string qualified(const nlohmann::json& hit, const std::string& id) const {
+    if (!hit.contains("bundle") || !hit["bundle"].is_string()) return id;
+    const std::string bundle = hit["bundle"].get<std::string>();
+    for (std::size_t i = 0; i < bundle_.parts.size(); ++i) {
+      if (bundle_.source.parts[i].name != bundle) continue;
+      const retrieval::Concept* c = bundle_.parts[i]->lookup(id);
+      return retrieval::qualified_id(bundle, c ? c->id : id);
+    }
+    return retrieval::qualified_id(bundle, id);
+  }
   SharedTools& shared_;
+  const LoadedBundle& bundle_;
   std::vector<std::string> retrieved_;
   double ms_ = 0;
 };
 
-// Concept ids the answer cites: bracketed ids that name a concept.
-std::vector<std::string> cited_ids(const std::string& answer, const retrieval::Bundle& bundle) {
-  return reports::cited_ids(answer, [&](const std::string& id) { return bundle.find(id) != nullptr; });
+// The concept `id` names: an id of the bundle, or BUNDLE:ID of a part of a
+// combined entry.
+const retrieval::Concept* find_concept(const LoadedBundle& b, const std::string& id) {
+  if (!b.combined()) return b.bundle->find(id);
+  const std::optional<retrieval::QualifiedId> q = retrieval::split_qualified_id(id);
+  if (!q) return nullptr;
+  for (std::size_t i = 0; i < b.parts.size(); ++i)
+    if (b.source.parts[i].name == q->bundle) return b.parts[i]->find(std::string(q->id));
+  return nullptr;
+}
+
+// A bare id of a combined entry as BUNDLE:ID, once for each part that has it.
+std::vector<std::string> qualified_holders(const LoadedBundle& b, const std::string& id) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < b.parts.size(); ++i)
+    if (b.parts[i]->find(id)) out.push_back(retrieval::qualified_id(b.source.parts[i].name, id));
+  return out;
+}
+
+// Concept ids the answer cites: bracketed ids that name a concept. Over a
+// combined entry a citation is BUNDLE:ID, or a bare id (what a model that
+// read "id: X | bundle: B" blocks tends to write), credited to the parts that
+// have it and whose concept reached the model, or to every part that has it
+// when none did.
+std::vector<std::string> cited_ids(const std::string& answer, const LoadedBundle& b, const std::vector<std::string>& reached) {
+  if (!b.combined()) return reports::cited_ids(answer, [&](const std::string& id) { return b.bundle->find(id) != nullptr; });
+  const auto cited = reports::cited_ids(
+      answer, [&](const std::string& id) { return find_concept(b, id) || !qualified_holders(b, id).empty(); });
+  std::vector<std::string> out;
+  const auto add = [&](const std::string& id) {
+    if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
+  };
+  for (const std::string& id : cited) {
+    if (find_concept(b, id)) {
+      add(id);
+      continue;
+    }
+    const std::vector<std::string> holders = qualified_holders(b, id);
+    std::vector<std::string> seen;
+    for (const std::string& h : holders)
+      if (std::find(reached.begin(), reached.end(), h) != reached.end()) seen.push_back(h);
+    for (const std::string& h : seen.empty() ? holders : seen) add(h);
+  }
+  return out;
 }
 
 // Evidence recall over the concepts that reached the model
 // (reports::reached_ids), and the answer's citations.
-void add_evidence(reports::TrialRecord& r, const datasets::Question& q, const retrieval::Bundle& bundle) {
+void add_evidence(reports::TrialRecord& r, const datasets::Question& q, const LoadedBundle& b) {
   const reports::Judgments judged(q.relevant.begin(), q.relevant.end());
   r.evidence_recall = reports::trial_evidence_recall(r, judged);
-  r.citations = cited_ids(r.answer, bundle);
+  r.citations = cited_ids(r.answer, b, reports::reached_ids(r));
   const auto scores = reports::citation_scores(judged, r.citations);
   if (scores.precision) r.measures.push_back({"citation_precision", *scores.precision});
   if (scores.recall) r.measures.push_back({"citation_recall", *scores.recall});
+}
+
+// The pack of a context trial: over one bundle, or over a combined entry's
+// parts with one index (shared statistics).
+retrieval::ContextPack pack_for(const LoadedBundle& b, const std::string& question, const retrieval::ContextOptions& options) {
+  if (!b.combined()) return retrieval::pack_context(*b.bundle, *b.index, question, options);
+  const std::vector<retrieval::NamedBundle> named = b.named();
+  return retrieval::pack_context(named, *b.index, question, options);
 }
 
 void run_context_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets::Question& q, TranscriptRecorder& model,
@@ -148,11 +214,11 @@ void run_context_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets:
   options.counter = &counter;
   options.strategy = r.config.strategy == "weaver" ? retrieval::PackStrategy::weaver : retrieval::PackStrategy::grafito;
   const auto start = Clock::now();
-  const retrieval::ContextPack pack = retrieval::pack_context(*b.bundle, *b.index, q.text, options);
+  const retrieval::ContextPack pack = pack_for(b, q.text, options);
   retrieval_ms = ms_since(start);
   r.packed = record_pack(pack);
-  for (const auto& c : pack.concepts) {
-    if (c.reason == retrieval::PackReason::seed) r.retrieved_ids.push_back(c.id);
+  for (const auto& c : r.packed) {
+    if (c.reason == "seed") r.retrieved_ids.push_back(c.id);
   }
   r.context_tokens = static_cast<std::int64_t>(pack.tokens);
   model.set_pack(r.packed);
@@ -167,12 +233,13 @@ void run_context_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets:
   r.turns.push_back(record_turn(response.usage));
   fill_new_input(r.turns);
   r.answer = response.message.content;
-  add_evidence(r, q, *b.bundle);
+  add_evidence(r, q, b);
 }
 
 void run_agent_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets::Question& q, TranscriptRecorder& model,
                      const ModelSpec& settings, const retrieval::TokenCounter& counter, double& retrieval_ms) {
-  TrialTools tools(b.tools_for(r.config));
+  SharedTools& shared = b.tools_for(r.config);
+  TrialTools tools(shared, b);
   agents::AgentOptions options;
   options.max_turns = *r.config.max_turns;
   options.counter = &counter;
@@ -183,13 +250,17 @@ void run_agent_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets::Q
   model.note_conversation(run.messages);
   r.turns = record_turns(run);
   r.retrieved_ids = tools.retrieved();
-  r.opened_ids = agents::opened_concepts(run, *b.bundle);
+  if (shared.several) {
+    for (const auto& [bundle, id] : shared.several->opened(run)) r.opened_ids.push_back(retrieval::qualified_id(bundle, id));
+  } else {
+    r.opened_ids = agents::opened_concepts(run, *b.bundle);
+  }
   r.answer = run.answer;
   if (run.stop == agents::AgentStop::model_error) {
     r.error = "model error: " + run.error;
     r.error_class = agents::to_string(run.failure);
   }
-  add_evidence(r, q, *b.bundle);
+  add_evidence(r, q, b);
 }
 
 // Grades a finished trial with the run's graders; the judge reads the
@@ -206,7 +277,7 @@ void grade_trial(reports::TrialRecord& r, const LoadedBundle& b, const datasets:
   in.end = reports::trial_end(r);
   const bool judged = std::any_of(graders.begin(), graders.end(), [](const reports::Grader& g) { return g.name == "judge"; });
   for (const auto& [id, grade] : q.relevant) {
-    const retrieval::Concept* c = judged && grade > 0 ? b.bundle->find(id) : nullptr;
+    const retrieval::Concept* c = judged && grade > 0 ? find_concept(b, id) : nullptr;
     if (c) in.references.push_back({id, c->title + "\n\n" + c->body});
   }
   reports::Grading grading = reports::grade_all(graders, in);
@@ -304,7 +375,7 @@ TrialOutcome run_trial(TrialSetup& s, const PlannedTrial& t) {
   reports::TrialRecord r;
   r.trial_key = t.key;
   r.bundle = t.bundle_name;
-  r.concept_count = static_cast<std::int64_t>(b.bundle->concepts().size());
+  r.concept_count = static_cast<std::int64_t>(b.concept_count());
   r.question_set = b.questions.name;
   r.question_id = q.id;
   r.config = t.config;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "reports/trial_metrics.hpp"
+#include "retrieval/qualified_id.hpp"
 
 namespace okfbench::harness {
 
@@ -49,8 +50,11 @@ std::vector<reports::TurnRecord> record_turns(const agents::AgentRun& run) {
 std::vector<reports::PackedConcept> record_pack(const retrieval::ContextPack& pack) {
   std::vector<reports::PackedConcept> out;
   for (const retrieval::PackEntry& c : pack.concepts) {
-    const std::string reason = c.reason == retrieval::PackReason::seed ? "seed" : fmt::format("via {} from {}", c.relation, c.from);
-    out.push_back({c.id, static_cast<std::int64_t>(c.tokens), reason});
+    // Over several bundles ids are BUNDLE:ID (a link never leaves its bundle).
+    const auto named = [&](const std::string& id) { return c.bundle.empty() ? id : retrieval::qualified_id(c.bundle, id); };
+    const std::string reason =
+        c.reason == retrieval::PackReason::seed ? "seed" : fmt::format("via {} from {}", c.relation, named(c.from));
+    out.push_back({named(c.id), static_cast<std::int64_t>(c.tokens), reason});
   }
   return out;
 }

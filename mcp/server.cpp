@@ -8,12 +8,14 @@
 #include <random>
 
 #include "agents/json_util.hpp"
+#include "agents/multi_bundle_tools.hpp"
 #include "mcp/access.hpp"
 #include "mcp/jsonrpc.hpp"
 #include "mcp/session_log.hpp"
 #include "mcp/uri.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/json_text.hpp"
+#include "retrieval/qualified_id.hpp"
 #include "retrieval/search.hpp"
 #include "retrieval/tokens.hpp"
 
@@ -122,11 +124,25 @@ struct Server::Impl {
       t.include = {"read_concept"};
       s.reader = std::make_unique<agents::BundleTools>(*b.bundle, t, s.index.get());
     }
+    if (served.size() > 1) make_several();
     tool_list = make_tool_list();
     if (log) {
       o200k = retrieval::make_counter("o200k_base");
       cl100k = retrieval::make_counter("cl100k_base");
     }
+  }
+
+  // Several bundles: the tools as agents::MultiBundleTools has them (search
+  // without `bundle` is one index over all, shared statistics; every result
+  // names its bundle), over the same bundles.
+  void make_several() {
+    std::vector<agents::ToolBundle> bundles;
+    for (const Served& s : served) bundles.push_back({s.name, s.bundle});
+    agents::ToolsOptions t;
+    t.surface = options.surface;
+    t.include = names;
+    t.max_body_chars = options.max_body_chars;
+    several = std::make_unique<agents::MultiBundleTools>(std::move(bundles), t);
   }
 
   std::vector<std::string> bundle_names() const {
@@ -137,14 +153,8 @@ struct Server::Impl {
 
   json make_tool_list() const {
     json tools = json::array();
-    for (const agents::ToolSpec& spec : served.front().tools->specs()) {
-      json schema = json::parse(spec.parameters);
-      if (served.size() > 1) {
-        schema["properties"]["bundle"] = {{"type", "string"}, {"enum", bundle_names()}, {"description", "Which bundle"}};
-        schema["required"].push_back("bundle");
-      }
-      tools.push_back({{"name", spec.name}, {"description", spec.description}, {"inputSchema", schema}});
-    }
+    for (const agents::ToolSpec& spec : several ? several->specs() : served.front().tools->specs())
+      tools.push_back({{"name", spec.name}, {"description", spec.description}, {"inputSchema", json::parse(spec.parameters)}});
     return tools;
   }
 
@@ -180,9 +190,8 @@ struct Server::Impl {
       e.tools = names;
       log->write(e);
     }
-    std::string instructions = served.front().tools->default_system_prompt();
-    if (served.size() > 1)
-      instructions = fmt::format("Bundles: {}. Every tool takes \"bundle\" naming one.\n{}", joined(bundle_names()), instructions);
+    // Several bundles: the prompt lists them and says which tools take `bundle`.
+    const std::string instructions = several ? several->default_system_prompt() : served.front().tools->default_system_prompt();
     return {{"protocolVersion", session.protocol_version},
             {"capabilities", {{"tools", {{"listChanged", false}}}, {"resources", {{"listChanged", false}, {"subscribe", false}}}}},
             {"serverInfo", {{"name", "okfbench"}, {"title", "okfbench OKF bundle tools"}, {"version", options.version}}},
@@ -221,6 +230,36 @@ struct Server::Impl {
     return nullptr;
   }
 
+  // A call over several bundles: MultiBundleTools answers it; the access is
+  // the named bundle's, or, for a search over all of them, "*" with the hits
+  // as BUNDLE:ID.
+  agents::ToolResult call_several(const std::string& name, json arguments, reports::SessionAccess& access) {
+    agents::ToolResult result = several->call(name, json_text(arguments));
+    if (!log || !result.error.empty()) return result;
+    std::string problem;
+    if (!arguments.contains("bundle") && agents::tool_role(name) == agents::ToolRole::search) {
+      access = search_access_all(result);
+    } else if (Served* s = target(arguments, problem)) {
+      access = tool_access(name, json_text(arguments), result, *s->bundle, s->name);
+    }
+    return result;
+  }
+
+  reports::SessionAccess search_access_all(const agents::ToolResult& result) const {
+    reports::SessionAccess access{"list", "*", {}};
+    const json hits = json::parse(result.content, nullptr, false);
+    if (!hits.is_array()) return access;
+    for (const json& hit : hits) {
+      const char* field = hit.contains("id") ? "id" : "path";
+      if (!hit.contains(field) || !hit[field].is_string() || !hit.contains("bundle") || !hit["bundle"].is_string()) continue;
+      for (const Served& s : served)
+        if (s.name == hit["bundle"].get<std::string>())
+          if (const retrieval::Concept* c = s.bundle->lookup(hit[field].get<std::string>()))
+            access.concepts.push_back(retrieval::qualified_id(s.name, c->id));
+    }
+    return access;
+  }
+
   json call_tool(const json& params, Session& session) {
     std::string name = required_param(params, "name");
     object_param(params, "arguments");
@@ -228,14 +267,17 @@ struct Server::Impl {
       throw Error{code::invalid_params, fmt::format("unknown tool '{}'; tools: {}", name, joined(names))};
     json arguments = params.contains("arguments") && params["arguments"].is_object() ? params["arguments"] : json::object();
     std::string logged_arguments = json_text(arguments);
-    std::string problem;
-    Served* s = target(arguments, problem);
-    agents::ToolResult result = s ? s->tools->call(name, json_text(arguments)) : agents::tool_error(problem);
-    if (log) {
-      reports::SessionAccess access = s ? tool_access(name, json_text(arguments), result, *s->bundle, s->name)
-                                        : reports::SessionAccess{};
-      account(session, "tools/call", name, logged_arguments, result, std::move(access));
+    reports::SessionAccess access;
+    agents::ToolResult result;
+    if (several) {
+      result = call_several(name, std::move(arguments), access);
+    } else {
+      std::string problem;
+      Served* s = target(arguments, problem);
+      result = s ? s->tools->call(name, json_text(arguments)) : agents::tool_error(problem);
+      if (log && s) access = tool_access(name, json_text(arguments), result, *s->bundle, s->name);
     }
+    if (log) account(session, "tools/call", name, logged_arguments, result, std::move(access));
     return {{"content", json::array({{{"type", "text"}, {"text", result.content}}})}, {"isError", !result.error.empty()}};
   }
 
@@ -386,6 +428,7 @@ struct Server::Impl {
   SessionLog* log;
   std::vector<std::string> names;  // tools offered
   std::vector<Served> served;
+  std::unique_ptr<agents::MultiBundleTools> several;  // two or more bundles
   json tool_list;
   std::unique_ptr<retrieval::TokenCounter> o200k, cl100k;
   std::mutex mutex;

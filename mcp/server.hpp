@@ -14,8 +14,12 @@
 //   notifications              accepted; nothing is answered
 // Before initialize only initialize and ping are served. JSON-RPC batches are
 // served for 2025-03-26 and 2024-11-05 (at most jsonrpc::kMaxBatch messages);
-// 2025-06-18 removed them. With several bundles every tool takes a required
-// "bundle" argument naming one.
+// 2025-06-18 removed them. With several bundles the tools are
+// agents::MultiBundleTools': search without "bundle" searches one index over
+// all of them (shared statistics), every other tool requires "bundle", every
+// result names its bundle, and the instructions list the bundles; the
+// session log records a search over all of them as bundle "*" with its hits
+// as BUNDLE:ID.
 //
 // `remember` is offered only with allow_write; every path rule of the bundle
 // holds because every call goes through BundleTools (lookups in memory,

@@ -160,15 +160,17 @@ std::vector<SessionEvent> read_session_log(const std::filesystem::path& path) {
 
 namespace {
 
+// A search over several bundles at once (bundle "*") lists its hits as
+// BUNDLE:ID already.
 std::string concept_key(const SessionAccess& access, const std::string& id, bool several_bundles) {
-  return several_bundles ? access.bundle + ":" + id : id;
+  return several_bundles && access.bundle != "*" ? access.bundle + ":" + id : id;
 }
 
 bool spans_bundles(const std::vector<SessionEvent>& events) {
   std::set<std::string> bundles;
   for (const SessionEvent& e : events)
     if (e.event == "call" && !e.access.bundle.empty()) bundles.insert(e.access.bundle);
-  return bundles.size() > 1;
+  return bundles.size() > 1 || bundles.count("*") > 0;
 }
 
 void count_call(SessionSummary& s, const SessionEvent& e, bool several_bundles, std::set<std::string>& listed) {

@@ -33,7 +33,7 @@ struct SessionTokens {
 
 struct SessionAccess {
   std::string kind;  // read, list, history, write; "" when the call touched no concept
-  std::string bundle;
+  std::string bundle;  // "*" for a search over several bundles at once, whose concepts are then BUNDLE:ID
   std::vector<std::string> concepts;  // canonical ids
   bool operator==(const SessionAccess&) const = default;
 };

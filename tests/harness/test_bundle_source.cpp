@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -83,6 +84,31 @@ TEST_F(BundleSourceCli, ARunLoadsGitBundlesFromItsSpec) {
   }
   std::sort(questions.begin(), questions.end());  // trials finish in any order
   EXPECT_EQ(questions, (std::vector<std::string>{"margin", "revenue"}));
+}
+
+// A combined spec entry with a folder and a git source: the checkout's commit
+// goes into the entry's identity (so its trial keys), and the trials grade
+// BUNDLE:ID judgments over both (the same values as RunBundles' run over two
+// folders: the git bundle is a copy of tests/data/kb/support).
+TEST_F(BundleSourceCli, ARunCombinesAFolderAndAGitBundle) {
+  const fs::path kb = test::source_dir() / "tests/data/kb";
+  test::write_file(dir_ / "spec.yaml",
+                   "bundles:\n  - paths:\n      - " + (kb / "sales").string() + "\n      - {path: '" + fixture_.url +
+                       "', ref: v1, subdir: bundles/support}\n    questions: " + (kb / "questions.yaml").string() +
+                       "\npaths:\n  context: {budget_tokens: 2000, k: 2, hops: 1}\n");
+  const auto run = test::run_command(okfbench("run " + (dir_ / "spec.yaml").string() + " --out " + (dir_ / "out").string() +
+                                              " --progress quiet"));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::istringstream lines(test::read_file(dir_ / "out" / "results.jsonl"));
+  std::map<std::string, double> recall;
+  for (std::string line; std::getline(lines, line);) {
+    const nlohmann::json record = nlohmann::json::parse(line);
+    EXPECT_EQ(record["bundle"], "sales+support");
+    recall[record["question_id"]] = record["evidence_recall"];
+  }
+  EXPECT_EQ(recall, (std::map<std::string, double>{{"escalation", 1.0}, {"margin", 1.0}, {"refund-revenue", 0.5}}));
+  const auto manifest = nlohmann::json::parse(test::read_file(dir_ / "out" / "manifest.json"));
+  EXPECT_THAT(manifest.dump(), HasSubstr("sales+support/support"));
 }
 
 TEST_F(BundleSourceCli, ErrorsHaveExitCodesAndSayWhatToDo) {

@@ -174,5 +174,36 @@ TEST(CmdConvert, WritesBundleAndQuestions) {
   EXPECT_EQ(run_command(okfbench() + " convert trec x --out " + (dir / "y").string()).exit_code, 2);
 }
 
+// Several bundles: one index over both (shared statistics), relevant ids and
+// the run file's document ids BUNDLE:ID. P@2 by hand: escalation ranks its one
+// relevant runbook first (1/2), margin both sales metrics (2/2), the refund
+// question the refunds runbook and then escalation (1/2): mean 0.6667.
+TEST(CmdEval, SeveralBundlesAreRankedAsOneIndex) {
+  const fs::path kb = source_dir() / "tests/data/kb";
+  const fs::path run = fresh_dir("cmd-eval-several") / "run.txt";
+  const std::string bundles = " eval --bundle " + (kb / "sales").string() + " --bundle " + (kb / "support").string();
+  auto r = run_command(okfbench() + bundles + " --questions " + (kb / "questions.yaml").string() +
+                       " --measures P.2,recall.5,recip_rank --json --per-query --run " + run.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto out = nlohmann::json::parse(r.out);
+  EXPECT_EQ(out["index"]["documents"], 5);
+  EXPECT_NEAR(out["measures"]["P_2"].get<double>(), 2.0 / 3.0, 1e-9);
+  EXPECT_EQ(out["measures"]["recall_5"], 1.0);
+  EXPECT_EQ(out["measures"]["recip_rank"], 1.0);
+  EXPECT_EQ(out["per_query"]["refund-revenue"]["P_2"], 0.5);
+  const std::string lines = read_file(run);
+  EXPECT_THAT(lines, HasSubstr("refund-revenue Q0 support:runbooks/refunds 1 "));
+  EXPECT_THAT(lines, HasSubstr("refund-revenue Q0 sales:metrics/revenue 3 "));
+  EXPECT_THAT(lines, HasSubstr("margin Q0 sales:metrics/gross-margin 2 "));
+
+  auto bare = run_command(okfbench() + bundles + " --questions " + (kb / "sales/questions.yaml").string());
+  EXPECT_EQ(bare.exit_code, 1);
+  EXPECT_THAT(bare.err, HasSubstr("sales/questions.yaml:7: question 'margin' judges 'metrics/gross-margin', which names "
+                                  "no bundle; write BUNDLE:ID with BUNDLE one of sales, support"));
+  auto hybrid = run_command(okfbench() + bundles + " --questions " + (kb / "questions.yaml").string() + " --hybrid sim");
+  EXPECT_EQ(hybrid.exit_code, 2);
+  EXPECT_THAT(hybrid.err, HasSubstr("--hybrid and --rerank search one bundle"));
+}
+
 }  // namespace
 }  // namespace okfbench::test

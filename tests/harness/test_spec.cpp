@@ -128,10 +128,73 @@ TEST(Spec, AToolListEverySurfaceCannotHaveIsRefusedNamingTheCombination) {
   EXPECT_EQ(error_of(head + "    tools: [[search_concepts, get_neighbors], [search, open]]\n"), "(no error)");
 }
 
-TEST(Spec, APathListIsRefusedSayingEachBundleNeedsItsOwnEntry) {
+TEST(Spec, APathListIsRefusedPointingAtACombinedEntry) {
   EXPECT_THAT(error_of("bundles:\n  - path: [a, b]\npaths: {context: {}}\n"),
-              HasSubstr("spec.yaml:2: bundles[0].path: one path per entry: a spec does not yet combine several "
-                        "bundles into one index"));
+              HasSubstr("spec.yaml:2: bundles[0].path: one path per entry; to search several bundles as one index, "
+                        "list them under paths: in an entry of their own"));
+}
+
+// A combined entry: its bundles as parts (names by default from the folder or
+// the git source), one question set, an identity made of the parts'.
+TEST(Spec, ACombinedEntryListsItsBundlesUnderPaths) {
+  const std::string kb = (test::source_dir() / "tests/data/kb").string();
+  const ExperimentSpec spec = parse(fmt::format(
+      "bundles:\n  - paths:\n      - {0}/sales\n      - {{path: {0}/support, name: help}}\n"
+      "      - {{path: file:///srv/kb.git, subdir: bundles/ops, profile: repo}}\n"
+      "    questions: {0}/questions.yaml\n  - path: {0}/sales\n    questions: {0}/sales/questions.yaml\n"
+      "paths: {{context: {{}}}}\n",
+      kb));
+  ASSERT_EQ(spec.bundles.size(), 2u);
+  const BundleSource& b = spec.bundles[0];
+  EXPECT_EQ(b.kind, BundleKind::combined);
+  EXPECT_EQ(b.name, "sales+help+ops");
+  ASSERT_EQ(b.parts.size(), 3u);
+  EXPECT_EQ(b.parts[0].kind, BundleKind::path);
+  EXPECT_EQ(b.parts[0].name, "sales");
+  EXPECT_EQ(b.parts[1].name, "help");
+  EXPECT_EQ(b.parts[2].kind, BundleKind::git);
+  EXPECT_EQ(b.parts[2].name, "ops");
+  EXPECT_EQ(b.parts[2].profile, "repo");
+  EXPECT_EQ(b.identity(), fmt::format("combined:[sales=path:{0}/sales|questions:][help=path:{0}/support|questions:]"
+                                      "[ops=git:file:///srv/kb.git#:bundles/ops|commit:|questions:|profile:repo]"
+                                      "|questions:{0}/questions.yaml",
+                                      kb));
+  // A single bundle beside it reads as before (its trial keys do not change).
+  EXPECT_EQ(spec.bundles[1].identity(), fmt::format("path:{0}/sales|questions:{0}/sales/questions.yaml", kb));
+  const ExperimentSpec named = parse(fmt::format(
+      "bundles:\n  - name: kb\n    paths: [{0}/sales, {0}/support]\n    questions: {0}/questions.yaml\n"
+      "paths: {{context: {{}}}}\n",
+      kb));
+  EXPECT_EQ(named.bundles[0].name, "kb");
+}
+
+TEST(Spec, BadCombinedEntriesNameTheKey) {
+  const std::string kb = (test::source_dir() / "tests/data/kb").string();
+  const auto spec_with = [&](const std::string& entry) {
+    return error_of(fmt::format("bundles:\n  - {}\npaths: {{context: {{}}}}\n", fmt::format(fmt::runtime(entry), kb)));
+  };
+  EXPECT_EQ(spec_with("paths: [{0}/sales, {0}/sales]\n    questions: {0}/questions.yaml"),
+            "spec.yaml:2: bundles[0].paths[1].name: two bundles of this entry are named \"sales\"; give one a name:");
+  EXPECT_EQ(spec_with("paths: [{0}/sales]\n    questions: {0}/questions.yaml"),
+            "spec.yaml:2: bundles[0].paths: expected a list of two or more bundles, got 1; one bundle is a path: entry");
+  EXPECT_EQ(spec_with("paths: [{0}/sales, {0}/support]"),
+            "spec.yaml:2: bundles[0].questions: required: the question set of these bundles, its relevant ids written "
+            "BUNDLE:ID");
+  EXPECT_EQ(spec_with("paths: [{0}/sales, {{path: {0}/support, name: 'a:b'}}]\n    questions: {0}/questions.yaml"),
+            "spec.yaml:2: bundles[0].paths[1].name: \"a:b\": a combined bundle's name is not empty and has no ':' (ids "
+            "are written BUNDLE:ID); give it another name:");
+  EXPECT_EQ(spec_with("paths:\n      - {0}/sales\n      - {{path: {0}/support, questions: q.yaml}}\n"
+                      "    questions: {0}/questions.yaml"),
+            "spec.yaml:4: bundles[0].paths[1].questions: the bundles of one entry share its question set; write "
+            "questions: beside paths:, not in one bundle");
+  EXPECT_EQ(spec_with("paths: [{0}/sales, {{nam: x}}]\n    questions: {0}/questions.yaml"),
+            "spec.yaml:2: bundles[0].paths[1].nam: unknown key; known keys here: name, path, profile, ref, subdir");
+  EXPECT_EQ(spec_with("paths: [{0}/sales, {0}/nope]\n    questions: {0}/questions.yaml"),
+            fmt::format("spec.yaml:2: bundles[0].paths[1].path: no such folder {}/nope", kb));
+  EXPECT_EQ(spec_with("paths: [{0}/sales, {0}/support]\n    questions: {0}/nope.yaml"),
+            fmt::format("spec.yaml:3: bundles[0].questions: no question set at {}/nope.yaml", kb));
+  EXPECT_EQ(spec_with("paths: [{0}/sales, {0}/support]\n    questions: {0}/questions.yaml\n    path: {0}/sales"),
+            "spec.yaml:4: bundles[0].path: unknown key; known keys here: name, paths, questions");
 }
 
 TEST(Spec, GitBundlesAreReadFromPathRefAndSubdir) {

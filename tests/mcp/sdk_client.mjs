@@ -4,7 +4,9 @@
 // resource, then check what the session log accounted.
 //
 // Run by ctest (tests/CMakeLists.txt) as
-//   OKFBENCH=build/harness/okfbench OKFBENCH_BUNDLE=datasets/bundles/demo OKFBENCH_TMP=DIR node --test sdk_client.mjs
+//   OKFBENCH=build/harness/okfbench OKFBENCH_BUNDLE=datasets/bundles/demo OKFBENCH_KB=tests/data/kb \
+//   OKFBENCH_TMP=DIR node --test sdk_client.mjs
+// (OKFBENCH_KB holds the sales and support bundles served together in the last test).
 // HTTP servers bind 127.0.0.1 on a port the system picks (--port 0, printed
 // on stdout) and are stopped by PID.
 import assert from "node:assert/strict";
@@ -31,7 +33,8 @@ const { Client, StdioClientTransport, StreamableHTTPClientTransport } = sdk;
 const okfbench = process.env.OKFBENCH;
 const demo = process.env.OKFBENCH_BUNDLE;
 const tmp = process.env.OKFBENCH_TMP;
-assert.ok(okfbench && demo && tmp, "set OKFBENCH, OKFBENCH_BUNDLE and OKFBENCH_TMP");
+const kb = process.env.OKFBENCH_KB;
+assert.ok(okfbench && demo && tmp && kb, "set OKFBENCH, OKFBENCH_BUNDLE, OKFBENCH_KB and OKFBENCH_TMP");
 fs.mkdirSync(tmp, { recursive: true });
 
 // One valid call per tool of both surfaces, and what each result must hold.
@@ -148,3 +151,48 @@ for (const surface of ["grafito", "harnessx"]) {
     }
   });
 }
+
+// Two bundles served at once: search without `bundle` ranks both in one
+// index (the order okfbench search gives for them, harness/README.md), every
+// other tool requires `bundle`, results name their bundle, the instructions
+// list both, and the session log records the search over both as bundle "*".
+test("stdio, several bundles", { timeout: 60_000 }, async () => {
+  const log = path.join(fs.mkdtempSync(path.join(tmp, "several-")), "session.jsonl");
+  const transport = new StdioClientTransport({
+    command: okfbench,
+    args: ["mcp", path.join(kb, "sales"), path.join(kb, "support"), "--surface", "harnessx", "--session-log", log],
+    stderr: "ignore",
+  });
+  const c = client();
+  await c.connect(transport);
+  assert.match(c.getInstructions(), /sales/);
+  assert.match(c.getInstructions(), /support/);
+  const { tools } = await c.listTools();
+  const byName = Object.fromEntries(tools.map((t) => [t.name, t.inputSchema]));
+  assert.deepEqual(byName.search_concepts.properties.bundle.enum, ["sales", "support"]);
+  assert.deepEqual(byName.search_concepts.required, ["query"]);
+  assert.ok(byName.read_concept.required.includes("bundle"));
+  const text = async (name, args) => {
+    const r = await c.callTool({ name, arguments: args });
+    return { error: r.isError, text: r.content[0].text };
+  };
+  const both = await text("search_concepts", { query: "refund revenue", limit: 3 });
+  assert.equal(both.error, false);
+  assert.deepEqual(JSON.parse(both.text).map((h) => `${h.bundle}:${h.path}`),
+    ["support:/runbooks/refunds.md", "support:/runbooks/escalation.md", "sales:/metrics/revenue.md"]);
+  const sales = await text("search_concepts", { query: "refund revenue", limit: 3, bundle: "sales" });
+  assert.deepEqual(JSON.parse(sales.text).map((h) => h.bundle), ["sales", "sales", "sales"]);
+  const unnamed = await text("read_concept", { path: "runbooks/refunds" });
+  assert.equal(unnamed.error, true);
+  assert.match(unnamed.text, /'bundle' is required when several bundles are loaded; one of: sales, support/);
+  const read = await text("read_concept", { path: "runbooks/refunds", bundle: "support" });
+  assert.equal(read.error, false);
+  assert.match(read.text, /\nbundle: support\n/);
+  await c.close();
+  const calls = fs.readFileSync(log, "utf8").trim().split("\n").map((l) => JSON.parse(l)).filter((e) => e.event === "call");
+  assert.deepEqual(calls.map((e) => [e.tool, e.access.bundle]),
+    [["search_concepts", "*"], ["search_concepts", "sales"], ["read_concept", ""], ["read_concept", "support"]]);
+  assert.deepEqual(calls[0].access.concepts, ["support:runbooks/refunds", "support:runbooks/escalation", "sales:metrics/revenue"]);
+  const report = execFileSync(okfbench, ["report", log], { encoding: "utf8" });
+  assert.match(report, /\| support:runbooks\/refunds \| 1 \|/);
+});

@@ -246,22 +246,41 @@ TEST(McpServer, BatchAbuseIsRefused) {
   EXPECT_TRUE(d.send(json::array({{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}})).is_null());
 }
 
+// Several bundles: the tools are MultiBundleTools' (search takes `bundle`
+// optionally and otherwise searches one index over both; every other tool
+// requires it; results name their bundle), and the instructions say so.
 TEST(McpServer, SeveralBundlesAreToldApartByABundleArgument) {
   retrieval::Bundle a = retrieval::Bundle::load(demo());
   retrieval::Bundle b = retrieval::Bundle::load(demo_copy("copy"));
   Server server({{"demo", &a}, {"copy", &b}}, {});
   Session s;
   auto send = [&](const json& m) { return json::parse(*server.handle(m.dump(), s)); };
-  send(request(1, "initialize", initialize_params()));
+  const std::string instructions = send(request(1, "initialize", initialize_params()))["result"]["instructions"];
+  EXPECT_THAT(instructions, HasSubstr("demo"));
+  EXPECT_THAT(instructions, HasSubstr("copy"));
   json tools = send(request(2, "tools/list"))["result"]["tools"];
   EXPECT_EQ(tools[0]["inputSchema"]["properties"]["bundle"]["enum"], json::array({"demo", "copy"}));
-  EXPECT_EQ(tools[1]["inputSchema"]["required"], json::array({"query", "bundle"}));
+  EXPECT_EQ(tools[1]["name"], "search");
+  EXPECT_EQ(tools[1]["inputSchema"]["required"], json::array({"query"}));
+  EXPECT_EQ(tools[2]["inputSchema"]["required"], json::array({"concept_id", "bundle"}));
+  // Over both: the two copies of the top concept score alike (shared
+  // statistics), tied by id and then bundle name.
+  json both = send(request(8, "tools/call", {{"name", "search"}, {"arguments", {{"query", "slow graph query"}, {"k", 2}}}}));
+  const json hits = json::parse(both["result"]["content"][0]["text"].get<std::string>());
+  ASSERT_EQ(hits.size(), 2u);
+  EXPECT_EQ(hits[0]["id"], hits[1]["id"]);
+  EXPECT_EQ(hits[0]["bundle"], "copy");
+  EXPECT_EQ(hits[1]["bundle"], "demo");
+  EXPECT_EQ(hits[0]["score"], hits[1]["score"]);
   json hit = send(request(3, "tools/call", {{"name", "open"}, {"arguments", {{"bundle", "copy"}, {"concept_id", "runbooks/slow-queries"}}}}));
   EXPECT_EQ(hit["result"]["isError"], false);
+  EXPECT_EQ(json::parse(hit["result"]["content"][0]["text"].get<std::string>())["bundle"], "copy");
   json missing = send(request(4, "tools/call", {{"name", "open"}, {"arguments", {{"concept_id", "runbooks/slow-queries"}}}}));
   EXPECT_EQ(missing["result"]["isError"], true);
+  EXPECT_THAT(missing["result"]["content"][0]["text"].get<std::string>(),
+              HasSubstr("'bundle' is required when several bundles are loaded; one of: demo, copy"));
   json wrong = send(request(5, "tools/call", {{"name", "open"}, {"arguments", {{"bundle", "x"}, {"concept_id", "runbooks/slow-queries"}}}}));
-  EXPECT_THAT(wrong["result"]["content"][0]["text"].get<std::string>(), HasSubstr("no bundle named 'x'"));
+  EXPECT_THAT(wrong["result"]["content"][0]["text"].get<std::string>(), HasSubstr("Unknown bundle 'x'; loaded bundles: demo, copy"));
   json list = send(request(6, "resources/list"))["result"]["resources"];
   EXPECT_EQ(list.size(), a.concepts().size() + b.concepts().size());
   EXPECT_TRUE(send(request(7, "resources/read", {{"uri", "okf://copy/runbooks/slow-queries"}})).contains("result"));
