@@ -157,6 +157,7 @@ SharedTools& LoadedBundle::tools_for(const reports::PathConfig& c) {
     if (c.max_body_chars) options.max_body_chars = static_cast<std::size_t>(*c.max_body_chars);
     if (c.index_char_budget) options.index_char_budget = static_cast<std::size_t>(*c.index_char_budget);
     options.now = "2026-11-29T00:00:00Z";  // a fixed clock: staleness must not depend on the day of the run
+    options.selection = selection;
     slot->tools = std::make_unique<agents::BundleTools>(*bundle, options, index.get());
   }
   return *slot;
@@ -191,6 +192,9 @@ LoadedBundle load_bundle(const ExperimentSpec& spec, const BundleSource& b, cons
   load.profile = retrieval::parse_profile(b.profile).value_or(retrieval::Profile::okf);  // checked by the spec
   out.bundle = std::make_unique<retrieval::Bundle>(retrieval::Bundle::load(out.dir, load));
   out.index = std::make_unique<retrieval::SearchIndex>(retrieval::SearchIndex::build(*out.bundle));
+  out.selection = cli::make_selection(*out.bundle, b.policy);  // the spec checked the policy's values
+  if (out.selection)
+    log_line(fmt::format("{}: {}; {} concept(s) excluded", b.name, out.selection->policy, out.selection->excluded.size()));
   out.questions = datasets::load_questions(questions);
   datasets::check_concepts(out.questions, *out.bundle);
   if (spec.max_questions > 0 && out.questions.questions.size() > spec.max_questions) {

@@ -31,6 +31,9 @@ struct LoadedBundle {
   datasets::QuestionSet questions;
   std::unique_ptr<retrieval::Bundle> bundle;
   std::unique_ptr<retrieval::SearchIndex> index;
+  // The lessons or expertise policy's verdict (source.policy); nullptr for
+  // okf and repo. Context trials and the agent tools honour it.
+  std::shared_ptr<const retrieval::Selection> selection;
   std::unique_ptr<std::mutex> tools_mutex = std::make_unique<std::mutex>();
   std::map<std::string, std::unique_ptr<SharedTools>> tools;  // by surface and tool list
 

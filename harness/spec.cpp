@@ -20,6 +20,7 @@
 #include "agents/secrets.hpp"
 #include "retrieval/bundle.hpp"
 #include "retrieval/error.hpp"
+#include "retrieval/frontmatter.hpp"
 #include "retrieval/numbers.hpp"
 #include "retrieval/utf8.hpp"
 #include "retrieval/yaml_keys.hpp"
@@ -34,7 +35,9 @@ const std::set<std::string> kTopKeys = {"name", "seed", "repeats", "concurrency"
                                         "paths", "models", "cache_models", "graders", "judge", "forecast"};
 const std::set<std::string> kGraders = {"facts", "citations", "answered", "judge"};
 const std::set<std::string> kJudgeKeys = {"model", "votes"};
-const std::set<std::string> kPathBundleKeys = {"path", "name", "questions", "ref", "subdir", "profile"};
+const std::set<std::string> kPathBundleKeys = {"path", "name", "questions", "ref", "subdir", "profile", "lessons", "expertise"};
+const std::set<std::string> kLessonsKeys = {"as_of", "include_candidates", "prefer_scope"};
+const std::set<std::string> kExpertiseKeys = {"as_of", "task_tags"};
 const std::set<std::string> kGenerateKeys = {"concepts", "seed", "layers", "questions"};
 const std::set<std::string> kConvertKeys = {"format", "source", "split", "concepts"};
 const std::set<std::string> kContextKeys = {"budget_tokens", "k", "hops", "strategy"};
@@ -207,14 +210,50 @@ class SpecReader {
   std::map<std::string, std::string> overridden_;  // dotted key -> "KEY=VALUE"
 };
 
+std::string read_as_of(const SpecReader& r, const YAML::Node& policy, const std::string& key) {
+  if (!policy["as_of"])
+    r.fail(policy, key + ".as_of",
+           "required: the clock expires_at is judged against, e.g. as_of: 2026-12-01 (a trial must not change with "
+           "the day it runs)");
+  std::string as_of = r.scalar<std::string>(policy["as_of"], key + ".as_of", "a date");
+  if (!retrieval::parse_timestamp(as_of))
+    r.fail(policy["as_of"], key + ".as_of",
+           fmt::format("\"{}\" is not a date; write YYYY-MM-DD or 2026-06-30T14:00:00Z", as_of));
+  return as_of;
+}
+
+// `lessons:` and `expertise:` of a bundle entry: the selection policy of
+// its profile, and only of its profile.
+void read_bundle_policy(const SpecReader& r, const YAML::Node& node, const std::string& key, BundleSource& b) {
+  for (const char* name : {"lessons", "expertise"}) {
+    const YAML::Node& policy = node[name];
+    if (policy && b.profile != name)
+      r.fail(policy, key + "." + name, fmt::format("applies to profile: {} only (this bundle's profile is {})", name, b.profile));
+  }
+  if (b.profile != "lessons" && b.profile != "expertise") return;
+  const std::string sub = key + "." + b.profile;
+  const YAML::Node& policy = node[b.profile];
+  if (!policy)
+    r.fail(node, sub, fmt::format("required for profile: {}, with at least as_of, e.g. {}: {{as_of: 2026-12-01}}",
+                                  b.profile, b.profile));
+  r.check_keys(policy, sub, b.profile == "lessons" ? kLessonsKeys : kExpertiseKeys);
+  b.policy.as_of = read_as_of(r, policy, sub);
+  if (policy["include_candidates"])
+    b.policy.include_candidates = r.scalar<bool>(policy["include_candidates"], sub + ".include_candidates", "true or false");
+  if (policy["prefer_scope"]) b.policy.prefer_scope = r.scalar<std::string>(policy["prefer_scope"], sub + ".prefer_scope", "a scope");
+  if (policy["task_tags"]) b.policy.task_tags = r.string_list(policy["task_tags"], sub + ".task_tags");
+}
+
 void read_path_bundle(const SpecReader& r, const YAML::Node& node, const std::string& key, ExperimentSpec& spec) {
   r.check_keys(node, key, kPathBundleKeys);
   BundleSource b;
   if (node["profile"]) {
-    b.profile = r.scalar<std::string>(node["profile"], key + ".profile", "okf or repo");
-    if (std::optional<retrieval::Profile> p = retrieval::parse_profile(b.profile); !p || !retrieval::is_okf_or_repo(*p))
-      r.fail(node["profile"], key + ".profile", fmt::format("unknown profile \"{}\": use okf or repo", b.profile));
+    b.profile = r.scalar<std::string>(node["profile"], key + ".profile", "okf, repo, lessons or expertise");
+    if (!retrieval::parse_profile(b.profile))
+      r.fail(node["profile"], key + ".profile",
+             fmt::format("unknown profile \"{}\": use {}", b.profile, retrieval::profile_names()));
   }
+  read_bundle_policy(r, node, key, b);
   const std::string ref = node["ref"] ? r.scalar<std::string>(node["ref"], key + ".ref", "a branch, tag or commit") : "";
   const std::string subdir = node["subdir"] ? r.scalar<std::string>(node["subdir"], key + ".subdir", "a folder") : "";
   // Several bundles searched as one (okfbench search/context/agent A B ...)
@@ -690,19 +729,30 @@ std::string apply_override(YAML::Node& root, const std::string& argument) {
   return path;
 }
 
+// The profile and its policy as trial keys name them; okf, the default, adds
+// nothing, so the keys of existing runs stay the same.
+std::string profile_identity(const BundleSource& b) {
+  if (b.profile == "okf") return {};
+  std::string out = "|profile:" + b.profile;
+  if (b.profile == "lessons")
+    out += fmt::format("|as_of:{}|candidates:{}|scope:{}", b.policy.as_of, b.policy.include_candidates ? 1 : 0,
+                       b.policy.prefer_scope);
+  if (b.profile == "expertise") out += fmt::format("|as_of:{}|task_tags:{}", b.policy.as_of, fmt::join(b.policy.task_tags, ","));
+  return out;
+}
+
 }  // namespace
 
 std::string BundleSource::identity() const {
   switch (kind) {
     case BundleKind::path:
-      // okf, the default, adds nothing, so the keys of existing runs stay the same.
       return fmt::format("path:{}|questions:{}{}", path.generic_string(), questions.generic_string(),
-                         profile == "okf" ? "" : "|profile:" + profile);
+                         profile_identity(*this));
     case BundleKind::generated: return fmt::format("generate:concepts={},seed={},layers={},questions={}", concepts, seed, layers, question_count);
     case BundleKind::converted: return fmt::format("convert:{}:{}|split={}|concepts={}", format, source.generic_string(), split, concepts);
     case BundleKind::git:
       return fmt::format("git:{}|commit:{}|questions:{}{}", git.text(), commit, questions.generic_string(),
-                         profile == "okf" ? "" : "|profile:" + profile);
+                         profile_identity(*this));
   }
   return name;
 }
