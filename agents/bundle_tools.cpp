@@ -237,11 +237,54 @@ OfferedTools offered_tools(const std::vector<ToolSpec>& tools) {
   return out;
 }
 
+namespace {
+
+// bundle.index(layer) without the concepts `selection` excludes; a
+// synthesized listing is written again without them (a hand-written
+// index.md stays as written: it is the author's text).
+std::optional<retrieval::LayerIndex> index_without_excluded(const Bundle& bundle, std::string_view layer,
+                                                            const retrieval::Selection* selection) {
+  std::optional<retrieval::LayerIndex> listing = bundle.index(layer);
+  if (!listing || !selection) return listing;
+  std::erase_if(listing->concepts, [&](const retrieval::IndexEntry& e) { return selection->excludes(e.id); });
+  if (listing->synthesized) listing->text = retrieval::synthesized_index_text(*listing);
+  return listing;
+}
+
+// bundle.layers() counting only the concepts `selection` keeps, so the
+// grafito prompt does not announce what the tools will not show.
+std::map<std::string, std::size_t> layers_without_excluded(const Bundle& bundle, const retrieval::Selection* selection) {
+  if (!selection) return bundle.layers();
+  std::map<std::string, std::size_t> out;
+  for (const Concept& c : bundle.concepts())
+    if (!c.layer.empty() && !selection->excludes(c.id)) ++out[c.layer];
+  return out;
+}
+
+}  // namespace
+
 struct BundleTools::Impl {
   Impl(Bundle& b, const ToolsOptions& o, const retrieval::SearchIndex* shared) : bundle(b), options(o), index(shared) {
     if (!index) index = &own_index.emplace(retrieval::SearchIndex::build(b));
     now = o.now.empty() ? retrieval::now_utc() : o.now;
     retriever = o.retriever;
+  }
+
+  const retrieval::Exclusion* excluded(std::string_view id) const {
+    return options.selection ? options.selection->find(id) : nullptr;
+  }
+
+  // concept_or_fail, and an error saying why when the policy excludes it.
+  const Concept& eligible_or_fail(const std::string& reference) const {
+    const Concept& c = concept_or_fail(bundle, reference);
+    if (const retrieval::Exclusion* e = excluded(c.id))
+      throw ToolFailure{fmt::format("Concept {} is excluded: {} (the selection policy keeps it out of this task)",
+                                    c.id, e->reason)};
+    return c;
+  }
+
+  std::optional<retrieval::LayerIndex> visible_index(std::string_view layer) const {
+    return index_without_excluded(bundle, layer, options.selection.get());
   }
 
   json concept_meta(const Concept& c) const {
@@ -250,7 +293,7 @@ struct BundleTools::Impl {
 
   std::string browse(const Args& a) const {
     std::string layer = a.text("layer").value_or("");
-    std::optional<retrieval::LayerIndex> listing = bundle.index(layer);
+    std::optional<retrieval::LayerIndex> listing = visible_index(layer);
     if (!listing) {
       std::string layers;
       for (const auto& [name, count] : bundle.layers()) layers += (layers.empty() ? "" : ", ") + name;
@@ -264,7 +307,11 @@ struct BundleTools::Impl {
 
   std::vector<retrieval::Hit> run_search(const std::string& query, long long limit, retrieval::SearchOptions o) const {
     o.limit = retrieval::clamp_tool_limit(limit);
-    return retriever ? retriever->search(query, o) : index->search(query, o);
+    o.selection = options.selection;
+    std::vector<retrieval::Hit> hits = retriever ? retriever->search(query, o) : index->search(query, o);
+    if (options.selection)  // the policy's preferred concepts first, each group in rank order
+      std::stable_partition(hits.begin(), hits.end(), [&](const retrieval::Hit& h) { return options.selection->prefers(h.id); });
+    return hits;
   }
 
   std::string search(const Args& a) const {
@@ -297,7 +344,7 @@ struct BundleTools::Impl {
   }
 
   std::string open(const Args& a) const {
-    const Concept& c = concept_or_fail(bundle, a.required("concept_id"));
+    const Concept& c = eligible_or_fail(a.required("concept_id"));
     json links = json::array();
     std::set<std::pair<std::string, std::string>> seen;
     for (const retrieval::Link& l : c.links)
@@ -314,7 +361,7 @@ struct BundleTools::Impl {
   }
 
   std::string follow(const Args& a) const {
-    const Concept& c = concept_or_fail(bundle, a.required("concept_id"));
+    const Concept& c = eligible_or_fail(a.required("concept_id"));
     std::string direction = a.text("direction").value_or("out");
     if (direction != "out" && direction != "in")
       throw ToolFailure{fmt::format("follow: direction must be \"out\" or \"in\", got \"{}\"", direction)};
@@ -322,6 +369,7 @@ struct BundleTools::Impl {
                                       a.text("type").value_or(""));
     json out = json::array();
     for (const retrieval::Neighbor& n : neighbors) {
+      if (excluded(n.id)) continue;
       const Concept* other = bundle.find(n.id);
       json item = other ? concept_meta(*other) : json{{"id", n.id}};
       item["rel"] = n.relation;
@@ -333,7 +381,7 @@ struct BundleTools::Impl {
   std::string history(const Args& a) const {
     std::optional<std::string> id = a.text("concept_id");
     std::string canonical;
-    if (id && !id->empty()) canonical = concept_or_fail(bundle, *id).id;
+    if (id && !id->empty()) canonical = eligible_or_fail(*id).id;
     json out = json::array();
     for (const retrieval::LogEntry& e : bundle.history(canonical))
       out.push_back({{"date", e.date}, {"kind", e.kind}, {"text", e.text}, {"scope", e.scope}});
@@ -408,18 +456,19 @@ struct BundleTools::Impl {
     long long max = a.integer("max_chars").value_or(static_cast<long long>(options.max_body_chars));
     std::size_t budget = static_cast<std::size_t>(std::max(1LL, max));
     std::string hint = fmt::format("call read_concept with a larger max_chars (now {}) to read more", budget);
-    if (const Concept* c = bundle.lookup(path)) return header(*c) + cut_text(c->body, budget, hint);
+    if (const Concept* c = bundle.lookup(path)) return header(eligible_or_fail(c->id)) + cut_text(c->body, budget, hint);
     if (path.ends_with("log.md")) return read_log(path);
-    if (std::optional<retrieval::LayerIndex> listing = bundle.index(path))
+    if (std::optional<retrieval::LayerIndex> listing = visible_index(path))
       return fmt::format("# Index of /{}\n---\n", listing->layer) + cut_text(listing->text, budget, hint);
     throw ToolFailure{fmt::format("Concept not found: {}", path)};
   }
 
   std::string get_neighbors(const Args& a) const {
-    const Concept& c = concept_or_fail(bundle, a.required("path"));
+    const Concept& c = eligible_or_fail(a.required("path"));
     auto list = [&](retrieval::Direction d) {
       json out = json::array();
       for (const retrieval::Neighbor& n : bundle.neighbors(c.id, d)) {
+        if (excluded(n.id)) continue;
         const Concept* other = bundle.find(n.id);
         out.push_back({{"path", other ? path_of(*other) : "/" + n.id + ".md"},
                        {"title", other ? other->title : std::string()},
@@ -523,7 +572,7 @@ std::string several_line(const std::vector<ToolBundle>& bundles, std::string_vie
 std::string harnessx_prompt(const std::vector<ToolBundle>& bundles, const ToolsOptions& options) {
   std::string blocks;
   for (const ToolBundle& b : bundles) {
-    std::optional<retrieval::LayerIndex> root = b.bundle->index("");
+    std::optional<retrieval::LayerIndex> root = index_without_excluded(*b.bundle, "", options.selection.get());
     std::string index =
         root ? cut_text(root->text, options.index_char_budget, "use read_concept on a directory for more") : std::string();
     blocks += fmt::format("<bundle name=\"{}\">\n{}\n</bundle>\n", retrieval::escape_invalid_utf8(b.name), index);
@@ -546,7 +595,7 @@ std::string system_prompt(const std::vector<ToolBundle>& bundles, const std::vec
   if (options.surface == Surface::harnessx) return harnessx_prompt(bundles, options);
   json layers = json::object();
   for (const ToolBundle& b : bundles)
-    for (const auto& [name, count] : b.bundle->layers()) {
+    for (const auto& [name, count] : layers_without_excluded(*b.bundle, options.selection.get())) {
       if (bundles.size() == 1) layers[name] = count;
       else layers[retrieval::escape_invalid_utf8(b.name)][name] = count;
     }

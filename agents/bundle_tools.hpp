@@ -23,6 +23,7 @@
 // Every lookup goes through Bundle::lookup / Bundle::index, in memory, so a
 // path like "../../etc/passwd" is "not found", never a file. Bad arguments,
 // unknown concepts and disabled tools come back as {"error": "..."}.
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -83,6 +84,14 @@ struct ToolsOptions {
   // search their own BM25F index, which knows the new concept.
   const retrieval::Retriever* retriever = nullptr;
   std::string bundle_name;               // names the bundle in knowledge-access events
+  // A selection policy's verdict over the bundle (lessons, expertise packs;
+  // retrieval/selection.hpp); nullptr = none. An excluded concept is never
+  // a search hit, open/read_concept/follow/get_neighbors/history of it is an
+  // error that says it is excluded and why ({"error": "Concept X is
+  // excluded: status:rejected ..."}), and browse, follow, get_neighbors and
+  // a synthesized directory listing leave it out. Preferred concepts rank
+  // first among search hits. Concepts remember() adds are eligible.
+  std::shared_ptr<const retrieval::Selection> selection;
 };
 
 class BundleTools : public Toolbox {

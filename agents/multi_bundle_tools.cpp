@@ -40,6 +40,8 @@ struct MultiBundleTools::Impl {
   Impl(std::vector<ToolBundle> given, ToolsOptions o) : bundles(std::move(given)), options(std::move(o)) {
     if (bundles.size() < 2) throw UsageError("several-bundle tools need at least two bundles");
     if (options.retriever) throw UsageError("a retrieval method other than bm25f takes one bundle, not several");
+    if (options.selection)  // its ids are one bundle's, and one combined index holds them all
+      throw UsageError("a selection policy (lessons, expertise) takes one bundle, not several");
     std::vector<retrieval::NamedBundle> named;
     for (const ToolBundle& b : bundles) named.push_back({b.name, b.bundle});
     retrieval::check_bundle_names(named);  // two with one name: UsageError

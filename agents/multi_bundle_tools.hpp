@@ -31,7 +31,8 @@ class MultiBundleTools : public Toolbox {
  public:
   // Throws UsageError for fewer than two bundles, two with one name, or an
   // `options.include` the surface does not have. options.retriever must be
-  // nullptr (a retrieval method other than BM25F takes one bundle).
+  // nullptr (a retrieval method other than BM25F takes one bundle), and so
+  // must options.selection (a policy's ids are one bundle's).
   MultiBundleTools(std::vector<ToolBundle> bundles, ToolsOptions options);
   ~MultiBundleTools() override;
 

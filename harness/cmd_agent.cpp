@@ -17,6 +17,7 @@
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
 #include "harness/search_flags.hpp"
+#include "harness/selection_flags.hpp"
 #include "harness/trial_model.hpp"
 #include "reports/trial_metrics.hpp"
 #include "retrieval/error.hpp"
@@ -48,6 +49,7 @@ struct AgentArgs {
   bool json = false;
   harness::GitFlags git;
   RetrievalFlags retrieval;
+  SelectionFlags selection;  // lessons and expertise profiles
 };
 
 std::vector<std::string> split_list(const std::string& text) {
@@ -130,21 +132,36 @@ std::string describe(const agents::AgentToolCall& call, const std::string& resul
   return fmt::format("{} byte(s)", result.size());
 }
 
+// What the selection policy kept out of the tools' answers, as `context`
+// reports it: "policy" and "excluded": [{"id", "reason"}].
+void add_selection(json& out, const retrieval::Selection& selection) {
+  out["policy"] = selection.policy;
+  out["excluded"] = json::array();
+  for (const retrieval::Exclusion& e : selection.excluded) out["excluded"].push_back({{"id", e.id}, {"reason", e.reason}});
+}
+
+void print_selection(const retrieval::Selection& selection) {
+  std::printf("  policy: %s\n", selection.policy.c_str());
+  for (const retrieval::Exclusion& e : selection.excluded)
+    std::printf("  excluded: %s (%s)\n", e.id.c_str(), e.reason.c_str());
+  std::printf("\n");
+}
+
 int run_agent_command(const AgentArgs& a) {
   std::optional<agents::Surface> surface = agents::parse_surface(a.surface);
   if (!surface) throw UsageError(fmt::format("unknown surface '{}': use grafito or harnessx", a.surface));
   agents::CacheKind cache = agents::parse_cache_kind(a.cache_model);
 
-  std::optional<retrieval::Profile> profile = retrieval::parse_profile(a.profile);
-  if (!profile || !retrieval::is_okf_or_repo(*profile))  // the agent tools apply no selection policy yet
-    throw UsageError(fmt::format("unknown --profile \"{}\": use okf or repo", a.profile));
   retrieval::LoadOptions load;
-  load.profile = *profile;
+  load.profile = profile_option(a.profile);
   const std::vector<std::string> wheres(a.inputs.begin(), a.inputs.end() - 1);
   const std::string& question = a.inputs.back();
   if (wheres.size() > 1 && a.retrieval.method != "bm25f")
     throw UsageError(fmt::format("--retrieval {} takes one bundle; several bundles are searched with bm25f",
                                  a.retrieval.method));
+  if (wheres.size() > 1 && !retrieval::is_okf_or_repo(load.profile))
+    throw UsageError(fmt::format("--profile {} takes one bundle: its policy names concepts by id",
+                                 retrieval::to_string(load.profile)));
   harness::SourceBundles loaded = harness::load_sources(wheres, a.git, load);
   for (std::size_t i = 0; i < wheres.size(); ++i)
     if (loaded.bundles[i]->concepts().empty())
@@ -156,6 +173,7 @@ int run_agent_command(const AgentArgs& a) {
   tools_options.max_body_chars = a.max_body_chars;
   tools_options.index_char_budget = a.index_char_budget;
   tools_options.bundle_name = loaded.names.front();
+  tools_options.selection = make_selection(bundle, a.selection);
   std::optional<retrieval::SearchIndex> index;
   std::unique_ptr<HybridRanking> ranking;
   std::optional<retrieval::Retriever> retriever;
@@ -223,9 +241,11 @@ int run_agent_command(const AgentArgs& a) {
       out["opened"] = agents::opened_concepts(run, bundle);
     }
     add_input_split(out["summary"], run);
+    if (tools_options.selection) add_selection(out, *tools_options.selection);
     std::printf("%s\n", json_text(out, 2).c_str());
   } else {
     std::printf("  %s\n\n", agents::summary_line(run).c_str());
+    if (tools_options.selection) print_selection(*tools_options.selection);
     if (run.stop == agents::AgentStop::answered) std::printf("A: %s\n", run.answer.c_str());
   }
   if (run.stop == agents::AgentStop::model_error) {
@@ -252,7 +272,9 @@ void add_agent_command(CLI::App& app, Action& action) {
   cmd->add_option("--model", args->model, "sim, sim:PROFILE.yaml, openai:MODEL, anthropic:MODEL or replay:CASSETTE")->capture_default_str();
   cmd->add_option("--tools", args->tools, "Comma-separated subset of the surface's tools (default: all)");
   cmd->add_option("--surface", args->surface, "Tool naming: grafito or harnessx")->capture_default_str();
-  cmd->add_option("--profile", args->profile, "Bundle profile: okf or repo (plain markdown, wikilinks)")
+  cmd->add_option("--profile", args->profile,
+                  "Bundle profile: okf, repo (plain markdown, wikilinks), lessons (lifecycle selection) or expertise "
+                  "(expertise pack); the last two apply their selection policy to every tool")
       ->capture_default_str();
   cmd->add_option("--max-turns", args->max_turns, "Model calls before giving up")
       ->check(number_in(harness::limits::max_turns))
@@ -296,6 +318,7 @@ void add_agent_command(CLI::App& app, Action& action) {
   cmd->add_option("--cache-db", args->cache_db, "SQLite response cache: repeated requests are not sent again");
   add_git_flags(*cmd, args->git);
   add_retrieval_flags(*cmd, args->retrieval);
+  add_selection_flags(*cmd, args->selection);
   cmd->add_flag("--verbose", args->verbose, "Also print per-turn token counts");
   cmd->add_flag("--json", args->json, "Print the run as JSON on stdout (tool calls go to stderr with --verbose)");
   cmd->callback([args, &action] { action = [args] { return run_agent_command(*args); }; });

@@ -1,6 +1,7 @@
 // The bundle commands: validate, browse, open, neighbors, history.
 //
-//   okfbench validate BUNDLE [--profile okf|repo|lessons|expertise] [--json]   exit 0 conformant, 1 not, 2 usage
+//   okfbench validate BUNDLE [--profile okf|repo|lessons|expertise] [--json]   exit 0 conformant, 1 not
+//     (or, for an expertise pack, when its live nodes conflict), 2 usage
 //   okfbench browse BUNDLE [LAYER]
 //   okfbench open BUNDLE ID
 //   okfbench neighbors BUNDLE ID [--in|--out] [--rel R] [--hops N]
@@ -24,6 +25,7 @@
 #include "retrieval/bundle.hpp"
 #include "retrieval/computation.hpp"
 #include "retrieval/error.hpp"
+#include "retrieval/expertise.hpp"
 #include "retrieval/json_text.hpp"
 #include "retrieval/usage.hpp"
 #include "retrieval/utf8.hpp"
@@ -87,6 +89,15 @@ struct LessonReport {
   std::shared_ptr<const retrieval::Selection> selection;
 };
 
+// The expertise profile's part: the pack's version, what the policy keeps
+// and excludes for the task, and the keys whose live nodes disagree.
+struct ExpertiseReport {
+  std::string version;
+  std::vector<std::string> task_tags, selected;
+  std::shared_ptr<const retrieval::Selection> selection;
+  std::vector<retrieval::Conflict> conflicts;
+};
+
 struct Report {
   std::map<std::string, std::size_t> types, trust, status;
   std::map<std::string, std::size_t> usage;  // repo profile: concepts per usage tag
@@ -94,6 +105,7 @@ struct Report {
   std::vector<std::string> stale, deprecated, draft;
   std::size_t errors = 0, warnings = 0;
   std::optional<LessonReport> lessons;  // lessons profile
+  std::optional<ExpertiseReport> expertise;  // expertise profile
 };
 
 Report summarize(const Bundle& bundle, const std::string& now) {
@@ -130,10 +142,55 @@ ordered_json broken_links_json(const Bundle& bundle) {
   return out;
 }
 
-std::optional<LessonReport> lesson_report(const Bundle& bundle, const BundleArgs& args) {
+// The policy flags, judging expiry at --now when --as-of is not given.
+SelectionFlags validate_flags(const BundleArgs& args) {
   SelectionFlags flags = args.selection;
   if (flags.as_of.empty()) flags.as_of = args.now;
-  std::shared_ptr<const retrieval::Selection> selection = make_selection(bundle, flags);
+  return flags;
+}
+
+std::vector<std::string> selected_ids(const Bundle& bundle, const retrieval::Selection& selection) {
+  std::vector<std::string> out;
+  for (const Concept& item : bundle.concepts())
+    if (!selection.excludes(item.id)) out.push_back(item.id);
+  return out;
+}
+
+std::optional<ExpertiseReport> expertise_report(const Bundle& bundle, const BundleArgs& args,
+                                                std::shared_ptr<const retrieval::Selection> selection) {
+  if (bundle.options().profile != retrieval::Profile::expertise) return std::nullopt;
+  ExpertiseReport report;
+  report.version = retrieval::pack_version(bundle);
+  report.task_tags = args.selection.task_tags;
+  report.selected = selected_ids(bundle, *selection);
+  report.selection = std::move(selection);
+  report.conflicts = retrieval::detect_conflicts(bundle, expertise_policy(validate_flags(args)));
+  return report;
+}
+
+void print_expertise_text(const ExpertiseReport& r) {
+  std::printf("pack version: %s\n", r.version.empty() ? "-" : r.version.c_str());
+  std::printf("task tags: %s\n", joined(r.task_tags).c_str());
+  std::printf("policy: %s\n", r.selection->policy.c_str());
+  std::printf("selected: %s\n", joined(r.selected).c_str());
+  for (const retrieval::Exclusion& e : r.selection->excluded)
+    std::printf("excluded: %s (%s)\n", e.id.c_str(), e.reason.c_str());
+  for (const retrieval::Conflict& c : r.conflicts)
+    std::printf("conflict: key %s: %s (%zu different texts)\n", c.key.c_str(), joined(c.ids).c_str(), c.texts);
+  std::printf("conflicts: %zu\n", r.conflicts.size());
+}
+
+ordered_json expertise_json(const ExpertiseReport& r) {
+  ordered_json out = {{"version", r.version},   {"task_tags", r.task_tags},         {"policy", r.selection->policy},
+                      {"selected", r.selected}, {"excluded", ordered_json::array()}, {"conflicts", ordered_json::array()}};
+  for (const retrieval::Exclusion& e : r.selection->excluded)
+    out["excluded"].push_back({{"id", e.id}, {"reason", e.reason}});
+  for (const retrieval::Conflict& c : r.conflicts)
+    out["conflicts"].push_back({{"key", c.key}, {"ids", c.ids}, {"texts", c.texts}});
+  return out;
+}
+
+std::optional<LessonReport> lesson_report(const Bundle& bundle, std::shared_ptr<const retrieval::Selection> selection) {
   if (bundle.options().profile != retrieval::Profile::lessons) return std::nullopt;
   LessonReport report;
   report.selection = selection;
@@ -182,6 +239,7 @@ void print_validate_text(const BundleArgs& args, const Bundle& bundle, const Rep
   std::printf("deprecated: %s\n", joined(r.deprecated).c_str());
   std::printf("draft: %s\n", joined(r.draft).c_str());
   if (r.lessons) print_lessons_text(*r.lessons);
+  if (r.expertise) print_expertise_text(*r.expertise);
   for (const Concept& item : bundle.concepts())
     for (const retrieval::Link& link : item.links)
       if (!link.resolved) std::printf("broken link: %s:%d: %s\n", item.path.c_str(), link.line, link.raw.c_str());
@@ -196,10 +254,14 @@ int run_validate(const BundleArgs& args) {
   Bundle bundle = load(args);
   std::string now = !args.now.empty() ? args.now : !args.selection.as_of.empty() ? args.selection.as_of : retrieval::now_utc();
   Report r = summarize(bundle, now);
-  r.lessons = lesson_report(bundle, args);
+  std::shared_ptr<const retrieval::Selection> selection = make_selection(bundle, validate_flags(args));
+  r.lessons = lesson_report(bundle, selection);
+  r.expertise = expertise_report(bundle, args, selection);
+  // An expertise pack whose live nodes disagree is not fit to use either.
+  const int exit_code = r.errors == 0 && (!r.expertise || r.expertise->conflicts.empty()) ? 0 : 1;
   if (!args.json) {
     print_validate_text(args, bundle, r, now);
-    return r.errors == 0 ? 0 : 1;
+    return exit_code;
   }
   ordered_json out = {{"bundle", retrieval::escape_invalid_utf8(args.bundle)},  // a folder name need not be UTF-8
                       {"profile", args.profile},
@@ -226,8 +288,9 @@ int run_validate(const BundleArgs& args) {
     out["usage"] = r.usage;
   }
   if (r.lessons) out["lessons"] = lessons_json(*r.lessons);
+  if (r.expertise) out["expertise"] = expertise_json(*r.expertise);
   print(out);
-  return r.errors == 0 ? 0 : 1;
+  return exit_code;
 }
 
 // ---- browse ----

@@ -162,7 +162,9 @@ SharedTools& LoadedBundle::tools_for(const reports::PathConfig& c) {
   if (slot) return *slot;
   slot = std::make_unique<SharedTools>();
   if (!combined()) {
-    slot->tools = std::make_unique<agents::BundleTools>(*bundle, tools_options(c, source.name), index.get());
+    agents::ToolsOptions options = tools_options(c, source.name);
+    options.selection = selection;
+    slot->tools = std::make_unique<agents::BundleTools>(*bundle, options, index.get());
     return *slot;
   }
   std::vector<agents::ToolBundle> named;
@@ -245,6 +247,9 @@ LoadedBundle load_bundle(const ExperimentSpec& spec, const BundleSource& b, cons
   if (!out.combined()) {
     out.bundle = std::make_unique<retrieval::Bundle>(retrieval::Bundle::load(out.dir, load_options(b)));
     out.index = std::make_unique<retrieval::SearchIndex>(retrieval::SearchIndex::build(*out.bundle));
+    out.selection = cli::make_selection(*out.bundle, b.policy);  // the spec checked the policy's values
+    if (out.selection)
+      log_line(fmt::format("{}: {}; {} concept(s) excluded", b.name, out.selection->policy, out.selection->excluded.size()));
   }
   out.questions = datasets::load_questions(questions);
   if (out.combined()) {

@@ -38,6 +38,9 @@ struct LoadedBundle {
   // A combined entry's bundles, in the spec's order, named as source.parts.
   std::vector<std::unique_ptr<retrieval::Bundle>> parts;
   std::vector<std::filesystem::path> part_dirs;
+  // The lessons or expertise policy's verdict (source.policy); nullptr for
+  // okf and repo, and for a combined entry. Context trials and the agent tools honour it.
+  std::shared_ptr<const retrieval::Selection> selection;
   std::unique_ptr<std::mutex> tools_mutex = std::make_unique<std::mutex>();
   std::map<std::string, std::unique_ptr<SharedTools>> tools;  // by surface and tool list
 

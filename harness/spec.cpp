@@ -20,6 +20,7 @@
 #include "agents/secrets.hpp"
 #include "retrieval/bundle.hpp"
 #include "retrieval/error.hpp"
+#include "retrieval/frontmatter.hpp"
 #include "retrieval/numbers.hpp"
 #include "retrieval/utf8.hpp"
 #include "retrieval/yaml_keys.hpp"
@@ -34,7 +35,9 @@ const std::set<std::string> kTopKeys = {"name", "seed", "repeats", "concurrency"
                                         "paths", "models", "cache_models", "graders", "judge", "forecast"};
 const std::set<std::string> kGraders = {"facts", "citations", "answered", "judge"};
 const std::set<std::string> kJudgeKeys = {"model", "votes"};
-const std::set<std::string> kPathBundleKeys = {"path", "name", "questions", "ref", "subdir", "profile"};
+const std::set<std::string> kPathBundleKeys = {"path", "name", "questions", "ref", "subdir", "profile", "lessons", "expertise"};
+const std::set<std::string> kLessonsKeys = {"as_of", "include_candidates", "prefer_scope"};
+const std::set<std::string> kExpertiseKeys = {"as_of", "task_tags"};
 const std::set<std::string> kPartKeys = {"path", "name", "ref", "subdir", "profile"};
 const std::set<std::string> kCombinedKeys = {"name", "paths", "questions"};
 const std::set<std::string> kGenerateKeys = {"concepts", "seed", "layers", "questions"};
@@ -209,15 +212,51 @@ class SpecReader {
   std::map<std::string, std::string> overridden_;  // dotted key -> "KEY=VALUE"
 };
 
+std::string read_as_of(const SpecReader& r, const YAML::Node& policy, const std::string& key) {
+  if (!policy["as_of"])
+    r.fail(policy, key + ".as_of",
+           "required: the clock expires_at is judged against, e.g. as_of: 2026-12-01 (a trial must not change with "
+           "the day it runs)");
+  std::string as_of = r.scalar<std::string>(policy["as_of"], key + ".as_of", "a date");
+  if (!retrieval::parse_timestamp(as_of))
+    r.fail(policy["as_of"], key + ".as_of",
+           fmt::format("\"{}\" is not a date; write YYYY-MM-DD or 2026-06-30T14:00:00Z", as_of));
+  return as_of;
+}
+
+// `lessons:` and `expertise:` of a bundle entry: the selection policy of
+// its profile, and only of its profile.
+void read_bundle_policy(const SpecReader& r, const YAML::Node& node, const std::string& key, BundleSource& b) {
+  for (const char* name : {"lessons", "expertise"}) {
+    const YAML::Node& policy = node[name];
+    if (policy && b.profile != name)
+      r.fail(policy, key + "." + name, fmt::format("applies to profile: {} only (this bundle's profile is {})", name, b.profile));
+  }
+  if (b.profile != "lessons" && b.profile != "expertise") return;
+  const std::string sub = key + "." + b.profile;
+  const YAML::Node& policy = node[b.profile];
+  if (!policy)
+    r.fail(node, sub, fmt::format("required for profile: {}, with at least as_of, e.g. {}: {{as_of: 2026-12-01}}",
+                                  b.profile, b.profile));
+  r.check_keys(policy, sub, b.profile == "lessons" ? kLessonsKeys : kExpertiseKeys);
+  b.policy.as_of = read_as_of(r, policy, sub);
+  if (policy["include_candidates"])
+    b.policy.include_candidates = r.scalar<bool>(policy["include_candidates"], sub + ".include_candidates", "true or false");
+  if (policy["prefer_scope"]) b.policy.prefer_scope = r.scalar<std::string>(policy["prefer_scope"], sub + ".prefer_scope", "a scope");
+  if (policy["task_tags"]) b.policy.task_tags = r.string_list(policy["task_tags"], sub + ".task_tags");
+}
+
 // One bundle folder or git source from the keys path, name, ref, subdir and
-// profile of `node` (questions: is the caller's).
+// profile of `node` (questions: and a policy are the caller's).
 BundleSource read_source(const SpecReader& r, const YAML::Node& node, const std::string& key) {
   BundleSource b;
   if (node["profile"]) {
-    b.profile = r.scalar<std::string>(node["profile"], key + ".profile", "okf or repo");
-    if (std::optional<retrieval::Profile> p = retrieval::parse_profile(b.profile); !p || !retrieval::is_okf_or_repo(*p))
-      r.fail(node["profile"], key + ".profile", fmt::format("unknown profile \"{}\": use okf or repo", b.profile));
+    b.profile = r.scalar<std::string>(node["profile"], key + ".profile", "okf, repo, lessons or expertise");
+    if (!retrieval::parse_profile(b.profile))
+      r.fail(node["profile"], key + ".profile",
+             fmt::format("unknown profile \"{}\": use {}", b.profile, retrieval::profile_names()));
   }
+  read_bundle_policy(r, node, key, b);
   const std::string ref = node["ref"] ? r.scalar<std::string>(node["ref"], key + ".ref", "a branch, tag or commit") : "";
   const std::string subdir = node["subdir"] ? r.scalar<std::string>(node["subdir"], key + ".subdir", "a folder") : "";
   // A list here used to be read as something else; several bundles in one
@@ -277,6 +316,11 @@ BundleSource read_part(const SpecReader& r, const YAML::Node& node, const std::s
            "the bundles of one entry share its question set; write questions: beside paths:, not in one bundle");
   r.check_keys(node, key, kPartKeys);
   if (!node["path"]) r.fail(node, key + ".path", "required: the bundle's folder or git URL");
+  // A policy's verdict names one bundle's ids; the combined tools and index take none yet.
+  if (node["profile"] && node["profile"].IsScalar() && (node["profile"].Scalar() == "lessons" || node["profile"].Scalar() == "expertise"))
+    r.fail(node["profile"], key + ".profile",
+           fmt::format("a bundle of a combined entry takes okf or repo, not {}: give it a path: entry of its own",
+                       node["profile"].Scalar()));
   return read_source(r, node, key);
 }
 
@@ -756,19 +800,30 @@ std::string apply_override(YAML::Node& root, const std::string& argument) {
   return path;
 }
 
+// The profile and its policy as trial keys name them; okf, the default, adds
+// nothing, so the keys of existing runs stay the same.
+std::string profile_identity(const BundleSource& b) {
+  if (b.profile == "okf") return {};
+  std::string out = "|profile:" + b.profile;
+  if (b.profile == "lessons")
+    out += fmt::format("|as_of:{}|candidates:{}|scope:{}", b.policy.as_of, b.policy.include_candidates ? 1 : 0,
+                       b.policy.prefer_scope);
+  if (b.profile == "expertise") out += fmt::format("|as_of:{}|task_tags:{}", b.policy.as_of, fmt::join(b.policy.task_tags, ","));
+  return out;
+}
+
 }  // namespace
 
 std::string BundleSource::identity() const {
   switch (kind) {
     case BundleKind::path:
-      // okf, the default, adds nothing, so the keys of existing runs stay the same.
       return fmt::format("path:{}|questions:{}{}", path.generic_string(), questions.generic_string(),
-                         profile == "okf" ? "" : "|profile:" + profile);
+                         profile_identity(*this));
     case BundleKind::generated: return fmt::format("generate:concepts={},seed={},layers={},questions={}", concepts, seed, layers, question_count);
     case BundleKind::converted: return fmt::format("convert:{}:{}|split={}|concepts={}", format, source.generic_string(), split, concepts);
     case BundleKind::git:
       return fmt::format("git:{}|commit:{}|questions:{}{}", git.text(), commit, questions.generic_string(),
-                         profile == "okf" ? "" : "|profile:" + profile);
+                         profile_identity(*this));
     case BundleKind::combined: {
       std::string out = "combined:";
       for (const BundleSource& part : parts) out += fmt::format("[{}={}]", part.name, part.identity());

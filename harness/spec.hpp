@@ -21,6 +21,12 @@
 //     - path: ../bundles/demo      # an existing bundle, relative to this file; ${VAR} expands
 //       name: demo                 # default: the folder name
 //       questions: ../questions/demo.yaml  # default: <path>/questions.yaml
+//       profile: okf               # okf, repo, lessons or expertise (also on a git entry)
+//       lessons: {as_of: 2026-12-01, include_candidates: false, prefer_scope: project}
+//                                  # profile lessons only: as_of REQUIRED (the clock of expires_at,
+//                                  # so a trial does not change with the day it runs)
+//       expertise: {as_of: 2026-12-01, task_tags: [python-library]}
+//                                  # profile expertise only: as_of REQUIRED; task_tags a tag or a list
 //     - path: https://github.com/acme/kb/tree/v2/bundles/sales   # or any git URL (harness/git_source.hpp),
 //       ref: v2                    # cloned when the run loads it; ref: and subdir: replace the URL's
 //       subdir: bundles/sales      # name: default the subdir's last part or the repository's name;
@@ -105,6 +111,7 @@
 #include <vector>
 
 #include "harness/git_source.hpp"
+#include "harness/selection_flags.hpp"
 #include "reports/record.hpp"
 
 namespace okfbench::harness {
@@ -118,7 +125,8 @@ struct BundleSource {
   std::string name;                  // unique within the spec, e.g. "demo", "gen-1000", "scifact-100"
   std::filesystem::path path;        // kind path: the bundle folder
   std::filesystem::path questions;   // kind path: the question set file
-  std::string profile = "okf";       // kinds path and git: okf or repo (plain markdown, wikilinks)
+  std::string profile = "okf";       // kinds path and git: okf, repo, lessons or expertise
+  cli::SelectionFlags policy;        // lessons / expertise: the `lessons:` or `expertise:` keys
   std::size_t concepts = 0;          // generated / converted: the size
   std::uint64_t seed = 1;            // generated
   std::size_t layers = 0;            // generated; 0 = the generator's default

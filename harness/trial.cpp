@@ -213,6 +213,7 @@ void run_context_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets:
   options.budget_tokens = static_cast<std::size_t>(*r.config.budget_tokens);
   options.counter = &counter;
   options.strategy = r.config.strategy == "weaver" ? retrieval::PackStrategy::weaver : retrieval::PackStrategy::grafito;
+  options.filters.selection = b.selection;
   const auto start = Clock::now();
   const retrieval::ContextPack pack = pack_for(b, q.text, options);
   retrieval_ms = ms_since(start);

@@ -9,6 +9,7 @@
 
 #include "retrieval/bundle_impl.hpp"
 #include "retrieval/error.hpp"
+#include "retrieval/expertise.hpp"
 #include "retrieval/frontmatter.hpp"
 
 namespace okfbench::retrieval {
@@ -181,6 +182,8 @@ Bundle Bundle::load(const fs::path& root, const LoadOptions& options) {
   std::sort(loaded.begin(), loaded.end(),
             [&files](std::size_t a, std::size_t b) { return files[a].parsed.item.id < files[b].parsed.item.id; });
   std::sort(impl.logs.begin(), impl.logs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (options.profile == Profile::expertise)  // a pack declares its version in the root index.md
+    for (Diagnostic& d : check_pack_index(impl.root_index_frontmatter)) impl.load_diagnostics.push_back(std::move(d));
   impl.concepts.reserve(loaded.size());
   impl.raw_links.reserve(loaded.size());
   for (std::size_t i : loaded) {
@@ -359,6 +362,8 @@ std::string synthesize_index(const LayerIndex& index) {
 }
 
 }  // namespace
+
+std::string synthesized_index_text(const LayerIndex& index) { return synthesize_index(index); }
 
 std::optional<LayerIndex> Bundle::index(std::string_view layer) const {
   std::optional<std::string> dir = normalize_layer(layer);

@@ -109,6 +109,8 @@ enum class LessonStatus { candidate, reviewed, active, deprecated, rejected };
 struct Lifecycle {
   // lessons: nullopt when the value written is not a lesson status (an error
   // diagnostic); a lesson without `status` is a candidate (a warning).
+  // expertise: rejected for `status: rejected` (OKF has no such status),
+  // otherwise candidate and unused; OKF's deprecated is Concept::status.
   std::optional<LessonStatus> status = LessonStatus::candidate;
   std::string status_text;   // as written, "" when absent
   std::string scope;         // lessons: e.g. "project"; "" = no scope
@@ -184,6 +186,11 @@ struct LayerIndex {
   std::string text;                  // the index.md body, or a synthesized listing
   bool synthesized = false;
 };
+
+// The listing Bundle::index() writes for a directory without an index.md,
+// from `index`'s concepts and subdirs (so a caller that drops concepts from
+// a listing can write it again without them).
+std::string synthesized_index_text(const LayerIndex& index);
 
 enum class Direction { out, in, both };
 

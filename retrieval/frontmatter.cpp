@@ -438,6 +438,15 @@ void read_lesson(Reader& reader, const KnownFields& fields, Lifecycle& life) {
   read_expiry(reader, fields.get("expires_at"), life);
 }
 
+// An expertise node may also be `status: rejected` (LessonWeaver exports
+// keep rejected constraints for the record); the other values are OKF's.
+bool read_rejected(Reader& reader, const YAML::Node& status, Lifecycle& life) {
+  if (!status || !status.IsScalar() || status.Scalar() != "rejected") return false;
+  life.status = LessonStatus::rejected;
+  life.status_text = reader.text(status, "status");
+  return true;
+}
+
 void read_expertise(Reader& reader, const KnownFields& fields, Lifecycle& life) {
   const YAML::Node& key = fields.get("key");
   life.key = reader.text(key, "key");
@@ -511,7 +520,8 @@ FrontmatterOutcome read_fields(std::string_view yaml, int yaml_line, Profile pro
   item.resource = reader.text(fields.get("resource"), "resource");
   read_tags(reader, fields.get("tags"), item);
   if (profile == Profile::lessons) read_lesson(reader, fields, item.lifecycle);
-  else read_status(reader, fields.get("status"), item);
+  else if (!(profile == Profile::expertise && read_rejected(reader, fields.get("status"), item.lifecycle)))
+    read_status(reader, fields.get("status"), item);
   if (profile == Profile::expertise) read_expertise(reader, fields, item.lifecycle);
   item.stale_after = reader.timestamp(fields.get("stale_after"), "stale_after");
   read_generated(reader, fields.get("generated"), item);

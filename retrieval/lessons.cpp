@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "retrieval/error.hpp"
 #include "retrieval/frontmatter.hpp"
 
 namespace okfbench::retrieval {
@@ -19,11 +18,7 @@ std::string lesson_exclusion(const Concept& item, const LessonPolicy& policy, co
 }
 
 Selection select_lessons(const Bundle& bundle, const LessonPolicy& policy) {
-  const std::string now = policy.now.empty() ? now_utc() : policy.now;
-  if (!parse_timestamp(now))
-    throw InputError(fmt::format("the lesson clock `{}` is not a timestamp; write YYYY-MM-DD or "
-                                 "2026-06-30T14:00:00Z",
-                                 now));
+  const std::string now = policy_clock(policy.now, "lesson");
   Selection selection;
   selection.policy = fmt::format("lessons as of {}: rejected and deprecated excluded, candidates {}{}", now,
                                  policy.include_candidates ? "included" : "excluded",

@@ -31,4 +31,9 @@ struct Selection {
   bool prefers(std::string_view id) const { return preferred.find(id) != preferred.end(); }
 };
 
+// The clock a policy judges `expires_at` against: `now`, or now_utc() when
+// it is "". Throws InputError naming `what` ("lesson", "expertise") when
+// `now` is not a timestamp.
+std::string policy_clock(const std::string& now, std::string_view what);
+
 }  // namespace okfbench::retrieval

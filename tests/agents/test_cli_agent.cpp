@@ -40,7 +40,7 @@ TEST(CliAgent, RepoProfileLoadsAPlainMarkdownTree) {
   EXPECT_EQ(j["opened"][0], "Guides/Troubleshooting");
   test::CommandResult bad = test::run_command(fmt::format("{} agent '{}' q --profile wiki", okfbench(), vault));
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.err.find("unknown --profile \"wiki\": use okf or repo"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("unknown --profile \"wiki\": use okf, repo, lessons or expertise"), std::string::npos) << bad.err;
 }
 
 // The search tool answers with the method's hits: its first call returns
@@ -92,6 +92,52 @@ TEST(CliAgent, SimKnobsChangeItsPolicy) {
   for (const char* bad : {"--sim-open-ratio 2", "--sim-search-k 0", "--sim-max-open -1", "--sim-answer-tokens 0",
                           "--sim-answer-spread -1"})
     EXPECT_EQ(test::run_command(fmt::format("{} agent {} q {}", okfbench(), demo(), bad)).exit_code, 2) << bad;
+}
+
+// The lessons policy reaches every tool: the run never sees an excluded
+// lesson, and --json lists what was kept out and why.
+TEST(CliAgent, LessonsProfileAppliesThePolicyToTheTools) {
+  const std::string payments = (test::source_dir() / "tests/data/lessons/payments").string();
+  test::CommandResult r = test::run_command(fmt::format(
+      "{} agent {} 'How should I retry payment calls?' --profile lessons --as-of 2026-12-02 --json", okfbench(), payments));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["policy"], "lessons as of 2026-12-02: rejected and deprecated excluded, candidates excluded");
+  EXPECT_EQ(j["excluded"], nlohmann::json::parse(R"([{"id":"api/old-page-size","reason":"status:deprecated"},
+      {"id":"api/retry-forever","reason":"status:rejected"},{"id":"build/cache-warmup","reason":"status:candidate"},
+      {"id":"build/freeze-window","reason":"expired"}])"));
+  EXPECT_EQ(j["opened"], nlohmann::json({"api/retry-idempotency"}));
+  for (const auto& call : j["tool_calls"]) EXPECT_EQ(call.dump().find("retry-forever"), std::string::npos) << call.dump();
+
+  test::CommandResult text = test::run_command(fmt::format(
+      "{} agent {} 'How should I retry payment calls?' --profile lessons --as-of 2026-12-02 --surface harnessx",
+      okfbench(), payments));
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("  policy: lessons as of 2026-12-02: rejected and deprecated excluded, candidates excluded\n"
+                          "  excluded: api/old-page-size (status:deprecated)\n"),
+            std::string::npos)
+      << text.out;
+  EXPECT_EQ(text.out.find("-> read_concept({\"path\": \"/api/retry-forever.md\"})"), std::string::npos) << text.out;
+}
+
+TEST(CliAgent, ExpertiseProfileAndPolicyUsageErrors) {
+  const std::string pack = (test::source_dir() / "tests/data/expertise/python-pack").string();
+  test::CommandResult r = test::run_command(fmt::format(
+      "{} agent {} 'How do I run the tests?' --profile expertise --as-of 2026-06-01 --task-tag python-library --json",
+      okfbench(), pack));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["excluded"].size(), 4u);
+  EXPECT_EQ(j["excluded"][2], nlohmann::json::parse(R"({"id":"verification/test-command-old","reason":"expired"})"));
+  for (const auto& id : j["opened"]) EXPECT_NE(id, "verification/test-command-old");
+  // A policy names one bundle's concepts; flags of another profile are refused.
+  const std::string payments = (test::source_dir() / "tests/data/lessons/payments").string();
+  test::CommandResult several =
+      test::run_command(fmt::format("{} agent {} {} q --profile lessons", okfbench(), payments, payments));
+  EXPECT_EQ(several.exit_code, 2);
+  EXPECT_NE(several.err.find("--profile lessons takes one bundle"), std::string::npos) << several.err;
+  EXPECT_EQ(test::run_command(fmt::format("{} agent {} q --prefer-scope x", okfbench(), demo())).exit_code, 2);
+  EXPECT_EQ(test::run_command(fmt::format("{} agent {} q --profile lessons --as-of soon", okfbench(), payments)).exit_code, 2);
 }
 
 TEST(CliAgent, UsageErrorsExitTwo) {

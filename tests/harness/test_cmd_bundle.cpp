@@ -212,5 +212,63 @@ TEST(CmdBundle, ValidateLessonFlagsAreCheckedAsUsage) {
   EXPECT_THAT(wrong_profile.err, HasSubstr("apply to --profile lessons only"));
 }
 
+std::string pack(const std::string& name) {
+  return (okfbench::test::source_dir() / "tests/data/expertise" / name).string();
+}
+
+TEST(CmdBundle, ValidateExpertiseReportsSelectionAndConflicts) {
+  CommandResult result =
+      okfbench("validate " + pack("python-pack") + " --profile expertise --as-of 2026-06-01 --task-tag python-library");
+  EXPECT_EQ(result.exit_code, 1) << result.err;  // the pack's api-style constraints disagree
+  EXPECT_THAT(result.out,
+              HasSubstr("pack version: 1.2.0\n"
+                        "task tags: python-library\n"
+                        "policy: expertise pack 1.2.0 as of 2026-06-01 for task tags python-library: rejected, "
+                        "deprecated, expired and inapplicable nodes excluded\n"
+                        "selected: assumptions/python-version, constraints/api-classes, constraints/api-functions, "
+                        "failure-modes/mutable-defaults, verification/test-command, verification/test-command-copy\n"
+                        "excluded: constraints/api-handlers (inapplicable)\n"
+                        "excluded: constraints/api-legacy (status:deprecated)\n"
+                        "excluded: verification/test-command-old (expired)\n"
+                        "excluded: verification/test-command-tox (status:rejected)\n"
+                        "conflict: key api-style: constraints/api-classes, constraints/api-functions (2 different "
+                        "texts)\n"
+                        "conflicts: 1\n"));
+  EXPECT_THAT(result.out, HasSubstr("diagnostics: 0 errors, 0 warnings\nconformant: yes\n"));
+
+  // A service task sees one API style: no conflict, exit 0.
+  CommandResult service = okfbench("validate " + pack("python-pack") +
+                                   " --profile expertise --as-of 2026-06-01 --task-tag python-service --json");
+  ASSERT_EQ(service.exit_code, 0) << service.err;
+  nlohmann::json report = nlohmann::json::parse(service.out)["expertise"];
+  EXPECT_EQ(report["version"], "1.2.0");
+  EXPECT_EQ(report["task_tags"], nlohmann::json({"python-service"}));
+  EXPECT_EQ(report["conflicts"], nlohmann::json::array());
+  EXPECT_EQ(report["excluded"][0], nlohmann::json::parse(R"({"id":"constraints/api-functions","reason":"inapplicable"})"));
+
+  // Before the nose command expired it disagreed with pytest.
+  CommandResult old = okfbench("validate " + pack("python-pack") + " --profile expertise --as-of 2025-06-01 --json");
+  EXPECT_EQ(old.exit_code, 1);
+  EXPECT_EQ(nlohmann::json::parse(old.out)["expertise"]["conflicts"][1],
+            nlohmann::json::parse(R"({"key":"verification-command","ids":["verification/test-command",
+                "verification/test-command-copy","verification/test-command-old"],"texts":2})"));
+}
+
+TEST(CmdBundle, ValidateBrokenPackNamesFileLineAndKey) {
+  CommandResult result = okfbench("validate " + pack("broken-pack") + " --profile expertise --as-of 2026-06-01");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.out, HasSubstr("pack version: -\n"));
+  EXPECT_THAT(result.out, HasSubstr("bad-expiry.md:5: error: `expires_at: next year` is not a date"));
+  EXPECT_THAT(result.out, HasSubstr("index.md:2: error: the root index.md declares no `version`"));
+  EXPECT_THAT(result.out, HasSubstr("no-key.md:2: error: the expertise node has no `key`"));
+  EXPECT_THAT(result.out, HasSubstr("excluded: bad-expiry (expires_at:invalid)\nconflicts: 0\n"));
+}
+
+TEST(CmdBundle, TaskTagIsForTheExpertiseProfileOnly) {
+  CommandResult result = okfbench("validate " + lessons("payments") + " --profile lessons --task-tag python-library");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("--task-tag applies to --profile expertise only"));
+}
+
 }  // namespace
 }  // namespace okfbench::cli

@@ -92,5 +92,23 @@ TEST(CmdContext, LessonsProfileAppliesThePolicyAndListsExclusions) {
       << text.out;
 }
 
+TEST(CmdContext, ExpertiseProfileLeavesExpiredAndInapplicableNodesOut) {
+  const std::string pack = (source_dir() / "tests/data/expertise/python-pack").string();
+  auto r = run_command(okfbench() + " context " + pack +
+                       " 'public API tests' --profile expertise --as-of 2026-06-01 --task-tag python-service --k 10 "
+                       "--hops 0 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto out = nlohmann::json::parse(r.out);
+  std::vector<std::string> ids;
+  for (const auto& c : out["concepts"]) ids.push_back(c["id"]);
+  EXPECT_EQ(ids, (std::vector<std::string>{"constraints/api-classes", "verification/test-command-copy",
+                                           "verification/test-command"}));
+  EXPECT_EQ(out["excluded"], nlohmann::json::parse(R"([{"id":"constraints/api-functions","reason":"inapplicable"},
+      {"id":"constraints/api-legacy","reason":"status:deprecated"},
+      {"id":"verification/test-command-old","reason":"expired"},
+      {"id":"verification/test-command-tox","reason":"status:rejected"}])"));
+  EXPECT_EQ(run_command(okfbench() + " context " + pack + " q --task-tag x").exit_code, 2);  // okf profile
+}
+
 }  // namespace
 }  // namespace okfbench::test

@@ -165,6 +165,36 @@ TEST(Runner, RunsEveryTrialStoresItAndResumesWithoutRepeating) {
   }
 }
 
+// A lessons bundle in a spec: both paths see only the lessons the policy
+// selects (tests/data/lessons/payments as of 2026-12-02 keeps three).
+TEST(Runner, ALessonsPolicyInASpecReachesBothPaths) {
+  const fs::path dir = test::fresh_dir("runner-lessons");
+  test::write_file(dir / "questions.yaml",
+                   "name: payments\nquestions:\n"
+                   "  - id: q1\n    text: \"How should I retry payment calls?\"\n"
+                   "    relevant: {\"api/retry-idempotency\": 2}\n"
+                   "  - id: q2\n    text: \"What page size should refunds use?\"\n"
+                   "    relevant: {\"api/pagination-limits\": 2}\n");
+  test::write_file(dir / "spec.yaml",
+                   fmt::format("name: lessons\nbundles:\n  - path: {}\n    questions: questions.yaml\n"
+                               "    profile: lessons\n    lessons: {{as_of: 2026-12-02}}\n"
+                               "paths:\n  context: {{k: 5, hops: 1}}\n"
+                               "  agent: {{tools: [[browse, search, open, follow]], max_turns: 6}}\n",
+                               (test::source_dir() / "tests/data/lessons/payments").string()));
+  const RunResult result = run_experiment(load_spec(dir / "spec.yaml"), quiet(dir / "out"));
+  EXPECT_EQ(result.ran, 4u);
+  EXPECT_EQ(result.failed, 0u);
+  const std::set<std::string> allowed = {"api/pagination-limits", "api/retry-idempotency", "build/retry-flaky-tests"};
+  std::set<std::string> seen;
+  for (const auto& r : reports::read_run_dir(dir / "out").records) {
+    EXPECT_TRUE(r.error.empty()) << r.error;
+    for (const auto& id : r.retrieved_ids) seen.insert(id);
+    for (const auto& id : r.opened_ids) seen.insert(id);
+    for (const auto& p : r.packed) seen.insert(p.id);
+  }
+  EXPECT_EQ(seen, allowed);
+}
+
 TEST(Runner, ASimProfileChangesTheAgentsBehaviourAndNotTheContextPath) {
   const fs::path dir = test::fresh_dir("runner-profile");
   test::write_file(dir / "p.yaml", "searches: 3\nadd_terms: 1\nparallel_opens: 0\n");

@@ -195,6 +195,9 @@ TEST(Spec, BadCombinedEntriesNameTheKey) {
             fmt::format("spec.yaml:3: bundles[0].questions: no question set at {}/nope.yaml", kb));
   EXPECT_EQ(spec_with("paths: [{0}/sales, {0}/support]\n    questions: {0}/questions.yaml\n    path: {0}/sales"),
             "spec.yaml:4: bundles[0].path: unknown key; known keys here: name, paths, questions");
+  EXPECT_EQ(spec_with("paths: [{0}/sales, {{path: {0}/support, profile: lessons}}]\n    questions: {0}/questions.yaml"),
+            "spec.yaml:2: bundles[0].paths[1].profile: a bundle of a combined entry takes okf or repo, not lessons: give "
+            "it a path: entry of its own");
 }
 
 TEST(Spec, GitBundlesAreReadFromPathRefAndSubdir) {
@@ -499,8 +502,72 @@ TEST(Spec, PathBundlesTakeAProfile) {
     ADD_FAILURE() << "profile: wiki was accepted";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("bad.yaml:3"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("unknown profile \"wiki\": use okf or repo"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("unknown profile \"wiki\": use okf, repo, lessons or expertise"),
+              std::string::npos)
+        << e.what();
   }
+}
+
+// The message of the InputError loading `yaml` (written as dir/name) gives, or "" when it loads.
+std::string spec_error(const fs::path& dir, const std::string& name, const std::string& yaml) {
+  test::write_file(dir / name, yaml);
+  try {
+    load_spec(dir / name);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Spec, LessonsAndExpertiseProfilesTakeTheirPolicy) {
+  const fs::path dir = test::fresh_dir("spec-policy");
+  test::write_file(dir / "kb" / "questions.yaml", "questions: []\n");
+  test::write_file(dir / "x.yaml",
+                   "bundles:\n"
+                   "  - path: kb\n    profile: lessons\n"
+                   "    lessons: {as_of: 2026-12-02, include_candidates: true, prefer_scope: project}\n"
+                   "  - path: kb\n    name: pack\n    profile: expertise\n"
+                   "    expertise: {as_of: 2026-06-01, task_tags: [python-library, cli]}\n"
+                   "paths: {context: {}}\n");
+  const ExperimentSpec spec = load_spec(dir / "x.yaml");
+  ASSERT_EQ(spec.bundles.size(), 2u);
+  EXPECT_EQ(spec.bundles[0].policy.as_of, "2026-12-02");
+  EXPECT_TRUE(spec.bundles[0].policy.include_candidates);
+  EXPECT_EQ(spec.bundles[0].policy.prefer_scope, "project");
+  EXPECT_EQ(spec.bundles[1].policy.task_tags, (std::vector<std::string>{"python-library", "cli"}));
+  const std::string path = fmt::format("path:{}|questions:{}", (dir / "kb").generic_string(),
+                                       (dir / "kb" / "questions.yaml").generic_string());
+  // The policy is part of the bundle's identity, so of every trial key.
+  EXPECT_EQ(spec.bundles[0].identity(), path + "|profile:lessons|as_of:2026-12-02|candidates:1|scope:project");
+  EXPECT_EQ(spec.bundles[1].identity(), path + "|profile:expertise|as_of:2026-06-01|task_tags:python-library,cli");
+}
+
+TEST(Spec, PolicyProblemsNameFileLineAndKey) {
+  const fs::path dir = test::fresh_dir("spec-policy-bad");
+  test::write_file(dir / "kb" / "questions.yaml", "questions: []\n");
+  const std::string head = "paths: {context: {}}\nbundles:\n  - path: kb\n";
+  EXPECT_EQ(spec_error(dir, "a.yaml", head + "    profile: lessons\n"),
+            (dir / "a.yaml").string() +
+                ":3: bundles[0].lessons: required for profile: lessons, with at least as_of, e.g. lessons: {as_of: "
+                "2026-12-01}");
+  EXPECT_EQ(spec_error(dir, "b.yaml", head + "    profile: lessons\n    lessons: {prefer_scope: team}\n"),
+            (dir / "b.yaml").string() +
+                ":5: bundles[0].lessons.as_of: required: the clock expires_at is judged against, e.g. as_of: "
+                "2026-12-01 (a trial must not change with the day it runs)");
+  EXPECT_EQ(spec_error(dir, "c.yaml", head + "    profile: lessons\n    lessons:\n      as_of: someday\n"),
+            (dir / "c.yaml").string() +
+                ":6: bundles[0].lessons.as_of: \"someday\" is not a date; write YYYY-MM-DD or 2026-06-30T14:00:00Z");
+  EXPECT_EQ(spec_error(dir, "d.yaml", head + "    profile: lessons\n    lessons: {as_of: 2026-12-01, task_tags: [x]}\n"),
+            (dir / "d.yaml").string() +
+                ":5: bundles[0].lessons.task_tags: unknown key; known keys here: as_of, include_candidates, "
+                "prefer_scope");
+  EXPECT_EQ(spec_error(dir, "e.yaml", head + "    expertise: {as_of: 2026-12-01}\n"),
+            (dir / "e.yaml").string() +
+                ":4: bundles[0].expertise: applies to profile: expertise only (this bundle's profile is okf)");
+  EXPECT_EQ(spec_error(dir, "f.yaml",
+                       head + "    profile: lessons\n    lessons:\n      as_of: 2026-12-01\n"
+                              "      include_candidates: maybe\n"),
+            (dir / "f.yaml").string() + ":7: bundles[0].lessons.include_candidates: expected true or false, got \"maybe\"");
 }
 
 // Names derived from folder and file names end up in JSON records and
