@@ -103,24 +103,36 @@ void rank_and_score(EvalRun& result, const datasets::QuestionSet& set, const rep
 
 using Ranked = std::vector<std::pair<std::string, double>>;
 
-EvalRun evaluate_bundle(const retrieval::Bundle& bundle, const datasets::QuestionSet& set,
-                        const retrieval::IndexConfig& config, const std::vector<std::string>& measures,
-                        std::size_t k, HybridRanking* hybrid = nullptr) {
-  datasets::check_concepts(set, bundle);
+using Index = retrieval::SearchIndex;
+
+// Builds the index with `build` (timed), then ranks every question with
+// `rank(index, text, options)` to depth k and scores the run.
+template <typename Build, typename Rank>
+EvalRun index_and_score(Build build, const datasets::QuestionSet& set, const reports::Qrels& qrels,
+                        const std::vector<std::string>& measures, std::size_t k, Rank rank) {
   EvalRun result;
   const auto start = Clock::now();
-  retrieval::SearchIndex index = retrieval::SearchIndex::build(bundle, config);
+  const Index index = build();
   result.build_seconds = seconds_since(start);
   result.stats = index.stats();
   retrieval::SearchOptions options;
   options.limit = k;
-  rank_and_score(result, set, qrels_of(set, bundle), measures, [&](const std::string& text) {
+  rank_and_score(result, set, qrels, measures, [&](const std::string& text) { return rank(index, text, options); });
+  return result;
+}
+
+EvalRun evaluate_bundle(const retrieval::Bundle& bundle, const datasets::QuestionSet& set,
+                        const retrieval::IndexConfig& config, const std::vector<std::string>& measures,
+                        std::size_t k, HybridRanking* hybrid = nullptr) {
+  datasets::check_concepts(set, bundle);
+  const auto build = [&] { return retrieval::SearchIndex::build(bundle, config); };
+  return index_and_score(build, set, qrels_of(set, bundle), measures, k, [&](const Index& index, const std::string& text,
+                                                                              const retrieval::SearchOptions& options) {
     Ranked out;
     for (const retrieval::Hit& hit : hybrid ? hybrid->search(index, text, options) : index.search(text, options))
       out.emplace_back(docno_of(*hit.concept_ptr), hit.score);
     return out;
   });
-  return result;
 }
 
 // Several bundles as one index (shared statistics): the question set's
@@ -139,20 +151,14 @@ EvalRun evaluate_several(const harness::SourceBundles& loaded, const datasets::Q
           qrels.add(q.id, retrieval::qualified_id(b.name, docno_of(*b.bundle->find(std::string(at.id)))), grade, set.source);
     }
   }
-  EvalRun result;
-  const auto start = Clock::now();
-  retrieval::SearchIndex index = retrieval::SearchIndex::build(named, config);
-  result.build_seconds = seconds_since(start);
-  result.stats = index.stats();
-  retrieval::SearchOptions options;
-  options.limit = k;
-  rank_and_score(result, set, qrels, measures, [&](const std::string& text) {
+  const auto build = [&] { return retrieval::SearchIndex::build(named, config); };
+  return index_and_score(build, set, qrels, measures, k, [](const Index& index, const std::string& text,
+                                                            const retrieval::SearchOptions& options) {
     Ranked out;
     for (const retrieval::Hit& hit : index.search(text, options))
       out.emplace_back(retrieval::qualified_id(hit.bundle, docno_of(*hit.concept_ptr)), hit.score);
     return out;
   });
-  return result;
 }
 
 void print_summary(const EvalRun& r) {
