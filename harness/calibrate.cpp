@@ -16,6 +16,7 @@
 #include "agents/context_prompt.hpp"
 #include "agents/json_util.hpp"
 #include "agents/sim_answer.hpp"
+#include "agents/sim_profile_file.hpp"
 #include "agents/wire_json.hpp"
 #include "harness/spec.hpp"
 #include "reports/record.hpp"
@@ -294,8 +295,10 @@ agents::AnswerLength answer_length(const std::vector<double>& tokens) {
   double var = 0;
   for (double t : tokens) var += (t - mean) * (t - mean);
   const double sd = std::sqrt(var / static_cast<double>(tokens.size()));
-  return {static_cast<std::size_t>(std::clamp<double>(std::llround(mean), 1, 100000)),
-          static_cast<std::size_t>(std::clamp<double>(std::llround(sd), 0, 100000))};
+  const auto within = [](double v, IntegerRange<int> range) {
+    return static_cast<std::size_t>(std::clamp<double>(std::llround(v), range.min, range.max));
+  };
+  return {within(mean, agents::kProfileAnswerTokens), within(sd, agents::kProfileAnswerSpread)};
 }
 
 int most_frequent(const std::vector<int>& values, int fallback) {
