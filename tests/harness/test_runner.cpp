@@ -249,21 +249,25 @@ TEST(Runner, ALessonsPolicyInASpecReachesBothPaths) {
   test::write_file(dir / "spec.yaml",
                    fmt::format("name: lessons\nbundles:\n  - path: {}\n    questions: questions.yaml\n"
                                "    profile: lessons\n    lessons: {{as_of: 2026-12-02}}\n"
-                               "paths:\n  context: {{k: 5, hops: 1}}\n"
-                               "  agent: {{tools: [[browse, search, open, follow]], max_turns: 6}}\n",
+                               "paths:\n  context: {{k: 5, hops: 1, retrieval: [bm25f, hybrid+rerank]}}\n"
+                               "  agent: {{tools: [[browse, search, open, follow]], max_turns: 6, retrieval: [bm25f, hybrid]}}\n",
                                (test::source_dir() / "tests/data/lessons/payments").string()));
   const RunResult result = run_experiment(load_spec(dir / "spec.yaml"), quiet(dir / "out"));
-  EXPECT_EQ(result.ran, 4u);
+  EXPECT_EQ(result.ran, 8u);
   EXPECT_EQ(result.failed, 0u);
+  // Every method honours the selection: hybrid ranks only the kept concepts.
   const std::set<std::string> allowed = {"api/pagination-limits", "api/retry-idempotency", "build/retry-flaky-tests"};
   std::set<std::string> seen;
+  std::size_t hybrid = 0;
   for (const auto& r : reports::read_run_dir(dir / "out").records) {
     EXPECT_TRUE(r.error.empty()) << r.error;
+    hybrid += r.config.retrieval.empty() ? 0 : 1;
     for (const auto& id : r.retrieved_ids) seen.insert(id);
     for (const auto& id : r.opened_ids) seen.insert(id);
     for (const auto& p : r.packed) seen.insert(p.id);
   }
   EXPECT_EQ(seen, allowed);
+  EXPECT_EQ(hybrid, 4u);
 }
 
 TEST(Runner, ASimProfileChangesTheAgentsBehaviourAndNotTheContextPath) {
