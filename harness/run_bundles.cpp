@@ -157,13 +157,16 @@ agents::ToolsOptions tools_options(const reports::PathConfig& c, const std::stri
 
 SharedTools& LoadedBundle::tools_for(const reports::PathConfig& c) {
   std::lock_guard lock(*tools_mutex);
-  auto& slot = tools[fmt::format("{}|{}|{}|{}", c.surface, fmt::join(c.tools, ","), c.max_body_chars.value_or(0),
-                                 c.index_char_budget.value_or(0))];
+  auto& slot = tools[fmt::format("{}|{}|{}|{}|{}", c.surface, fmt::join(c.tools, ","), c.max_body_chars.value_or(0),
+                                 c.index_char_budget.value_or(0), c.retrieval)];
   if (slot) return *slot;
+  // Before the slot is filled: a refused method leaves no empty slot behind.
+  const retrieval::Retriever* retriever = retriever_for(c.retrieval);
   slot = std::make_unique<SharedTools>();
   if (!combined()) {
     agents::ToolsOptions options = tools_options(c, source.name);
     options.selection = selection;
+    options.retriever = retriever;
     slot->tools = std::make_unique<agents::BundleTools>(*bundle, options, index.get());
     return *slot;
   }
@@ -173,6 +176,27 @@ SharedTools& LoadedBundle::tools_for(const reports::PathConfig& c) {
   slot->several = several.get();
   slot->tools = std::move(several);
   return *slot;
+}
+
+const retrieval::Retriever* LoadedBundle::retriever_for(const std::string& method) {
+  if (method.empty() || method == "bm25f") return nullptr;
+  if (method != "hybrid" && method != "hybrid+rerank") {
+    throw InputError(fmt::format("{}: retrieval method '{}' is unknown; use bm25f, hybrid or hybrid+rerank", source.name, method));
+  }
+  if (combined()) {
+    throw InputError(fmt::format("{}: retrieval {} takes one bundle; a combined entry's bundles are searched with bm25f",
+                                 source.name, method));
+  }
+  std::lock_guard lock(*retrieval_mutex);
+  auto& slot = retrievals[method];
+  if (slot) return slot->retriever.get();
+  cli::RetrievalFlags flags;  // sim embedder and reranker, no cache: offline
+  flags.method = method;
+  auto made = std::make_unique<SharedRetrieval>();
+  made->ranking = cli::make_retrieval(*bundle, flags);
+  made->retriever = std::make_unique<retrieval::Retriever>(made->ranking->retriever(*index));
+  slot = std::move(made);
+  return slot->retriever.get();
 }
 
 std::vector<retrieval::NamedBundle> LoadedBundle::named() const {

@@ -12,6 +12,7 @@
 #include "agents/bundle_tools.hpp"
 #include "agents/multi_bundle_tools.hpp"
 #include "datasets/questions.hpp"
+#include "harness/search_flags.hpp"
 #include "harness/spec.hpp"
 #include "reports/record.hpp"
 #include "retrieval/bundle.hpp"
@@ -28,6 +29,15 @@ struct SharedTools {
   agents::MultiBundleTools* several = nullptr;
 };
 
+// One retrieval method over a bundle: the hybrid ranking (the offline sim
+// embedder, and the sim reranker for hybrid+rerank, no cache: they hold no
+// state, so the workers' searches may run at once) and its Retriever over the
+// bundle's index.
+struct SharedRetrieval {
+  std::unique_ptr<cli::HybridRanking> ranking;
+  std::unique_ptr<retrieval::Retriever> retriever;
+};
+
 struct LoadedBundle {
   BundleSource source;
   std::filesystem::path dir;
@@ -42,10 +52,18 @@ struct LoadedBundle {
   // okf and repo, and for a combined entry. Context trials and the agent tools honour it.
   std::shared_ptr<const retrieval::Selection> selection;
   std::unique_ptr<std::mutex> tools_mutex = std::make_unique<std::mutex>();
-  std::map<std::string, std::unique_ptr<SharedTools>> tools;  // by surface and tool list
+  std::map<std::string, std::unique_ptr<SharedTools>> tools;  // by surface, tool list, budgets and retrieval
+  std::unique_ptr<std::mutex> retrieval_mutex = std::make_unique<std::mutex>();
+  std::map<std::string, std::unique_ptr<SharedRetrieval>> retrievals;  // by method
 
-  // The tools of one surface and tool list, made on first use and shared after.
+  // The tools of one surface, tool list, budgets and retrieval method, made
+  // on first use and shared after.
   SharedTools& tools_for(const reports::PathConfig& c);
+  // The Retriever of a method (PathConfig::retrieval: hybrid or hybrid+rerank),
+  // its embeddings built on first use and shared after; nullptr for bm25f
+  // (""), where callers search the index. InputError for a combined entry
+  // (the spec reader refuses it first) or an unknown method.
+  const retrieval::Retriever* retriever_for(const std::string& method);
 
   bool combined() const { return !parts.empty(); }
   // A combined entry's parts under their names (for the index and pack_context).

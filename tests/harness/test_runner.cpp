@@ -25,6 +25,7 @@
 #include "harness/data_files.hpp"
 #include "harness/file_lock.hpp"
 #include "harness/forecast.hpp"
+#include "harness/run_bundles.hpp"
 #include "harness/run_pricing.hpp"
 #include "harness/spec.hpp"
 #include "harness/store.hpp"
@@ -100,6 +101,76 @@ TEST(ResultStore, RepairsAJsonlFileCutByAKill) {
   ResultStore store = ResultStore::open(dir);
   EXPECT_EQ(test::read_file(dir / "results.jsonl"), whole);
   EXPECT_TRUE(fs::exists(dir / "results.sqlite-wal") || fs::exists(dir / "results.sqlite"));
+}
+
+// The seed ids `okfbench context` packs for `question` with the configuration's settings and `method`.
+std::vector<std::string> context_seeds(const fs::path& bundle, const std::string& question, const reports::PathConfig& c,
+                                       const std::string& method) {
+  std::string quoted = "'";
+  for (char ch : question) quoted += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  quoted += "'";
+  const test::CommandResult out = test::run_command(
+      fmt::format("'{}' context '{}' {} --k {} --hops {} --budget {} --retrieval {} --json", test::okfbench_binary().string(),
+                  bundle.string(), quoted, *c.k, *c.hops, *c.budget_tokens, method));
+  EXPECT_EQ(out.exit_code, 0) << out.err;
+  const nlohmann::json pack = nlohmann::json::parse(out.out);
+  std::vector<std::string> seeds;
+  for (const auto& item : pack["concepts"])
+    if (item["reason"] == "seed") seeds.push_back(item["id"]);
+  return seeds;
+}
+
+// paths.context.retrieval: [bm25f, hybrid] doubles the context trials; the
+// bm25f ones keep the labels and keys of the spec without the key, the hybrid
+// ones seed with what `okfbench context --retrieval hybrid` seeds with, which
+// is not what bm25f seeds with on every question.
+TEST(Runner, RetrievalSweepRunsEachMethodAndKeepsBm25fKeys) {
+  const fs::path dir = test::fresh_dir("runner-retrieval");
+  const fs::path spec_file = write_spec(dir, 40, 4);
+  const ExperimentSpec plain = load_spec(spec_file);
+  const ExperimentSpec swept = load_spec(spec_file, {"paths.context.retrieval=[bm25f, hybrid]"});
+  const RunResult before = run_experiment(plain, quiet(dir / "plain"));
+  const RunResult after = run_experiment(swept, quiet(dir / "swept"));
+  EXPECT_EQ(before.planned, 16u);  // 4 questions x (2 context + 2 agent configurations)
+  EXPECT_EQ(after.planned, 24u);   // 4 questions x (2 x 2 context + 2 agent configurations)
+  EXPECT_EQ(after.failed, 0u);
+
+  std::set<std::string> plain_keys;
+  std::set<std::string> plain_labels;
+  for (const auto& r : reports::read_run_dir(dir / "plain").records) {
+    plain_keys.insert(r.trial_key);
+    plain_labels.insert(r.config.label());
+  }
+  std::set<std::string> bm25f_keys;
+  std::set<std::string> labels;
+  std::size_t context = 0;
+  std::vector<reports::TrialRecord> hybrid;
+  for (const auto& r : reports::read_run_dir(dir / "swept").records) {
+    EXPECT_TRUE(r.error.empty()) << r.error;
+    labels.insert(r.config.label());
+    if (r.config.kind == reports::PathKind::context) ++context;
+    if (r.config.retrieval.empty()) bm25f_keys.insert(r.trial_key);
+    else hybrid.push_back(r);
+  }
+  EXPECT_EQ(context, 16u);
+  EXPECT_EQ(bm25f_keys, plain_keys);
+  EXPECT_EQ(labels.size(), 6u);
+  EXPECT_TRUE(std::includes(labels.begin(), labels.end(), plain_labels.begin(), plain_labels.end()));
+  EXPECT_TRUE(labels.count("context budget=1000 k=3 hops=1 strategy=grafito retrieval=hybrid model=sim cache=openai"));
+  ASSERT_EQ(hybrid.size(), 8u);
+
+  const LoadedBundle bundle = load_bundle(swept, swept.bundles.at(0));
+  std::size_t differ = 0;
+  for (const auto& r : hybrid) {
+    EXPECT_EQ(r.config.retrieval, "hybrid");
+    const auto q = std::find_if(bundle.questions.questions.begin(), bundle.questions.questions.end(),
+                                [&](const datasets::Question& x) { return x.id == r.question_id; });
+    ASSERT_NE(q, bundle.questions.questions.end());
+    const std::vector<std::string> seeds = context_seeds(bundle.dir, q->text, r.config, "hybrid");
+    EXPECT_EQ(r.retrieved_ids, seeds) << r.config.label() << " " << q->text;
+    if (seeds != context_seeds(bundle.dir, q->text, r.config, "bm25f")) ++differ;
+  }
+  EXPECT_GT(differ, 0u);  // else the comparison above could not tell the methods apart
 }
 
 // A small experiment over a generated bundle, its cache inside the test folder.
@@ -178,21 +249,25 @@ TEST(Runner, ALessonsPolicyInASpecReachesBothPaths) {
   test::write_file(dir / "spec.yaml",
                    fmt::format("name: lessons\nbundles:\n  - path: {}\n    questions: questions.yaml\n"
                                "    profile: lessons\n    lessons: {{as_of: 2026-12-02}}\n"
-                               "paths:\n  context: {{k: 5, hops: 1}}\n"
-                               "  agent: {{tools: [[browse, search, open, follow]], max_turns: 6}}\n",
+                               "paths:\n  context: {{k: 5, hops: 1, retrieval: [bm25f, hybrid+rerank]}}\n"
+                               "  agent: {{tools: [[browse, search, open, follow]], max_turns: 6, retrieval: [bm25f, hybrid]}}\n",
                                (test::source_dir() / "tests/data/lessons/payments").string()));
   const RunResult result = run_experiment(load_spec(dir / "spec.yaml"), quiet(dir / "out"));
-  EXPECT_EQ(result.ran, 4u);
+  EXPECT_EQ(result.ran, 8u);
   EXPECT_EQ(result.failed, 0u);
+  // Every method honours the selection: hybrid ranks only the kept concepts.
   const std::set<std::string> allowed = {"api/pagination-limits", "api/retry-idempotency", "build/retry-flaky-tests"};
   std::set<std::string> seen;
+  std::size_t hybrid = 0;
   for (const auto& r : reports::read_run_dir(dir / "out").records) {
     EXPECT_TRUE(r.error.empty()) << r.error;
+    hybrid += r.config.retrieval.empty() ? 0 : 1;
     for (const auto& id : r.retrieved_ids) seen.insert(id);
     for (const auto& id : r.opened_ids) seen.insert(id);
     for (const auto& p : r.packed) seen.insert(p.id);
   }
   EXPECT_EQ(seen, allowed);
+  EXPECT_EQ(hybrid, 4u);
 }
 
 TEST(Runner, ASimProfileChangesTheAgentsBehaviourAndNotTheContextPath) {

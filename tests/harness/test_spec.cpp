@@ -101,7 +101,7 @@ TEST(Spec, ErrorsNameTheFileLineAndKey) {
   EXPECT_THAT(error_of(text), HasSubstr("spec.yaml:10: paths.context.budget_tokens[1]: expected an integer from 1 to 10000000, got \"lots\""));
   text = kSpec;
   text.replace(text.find("    hops: 0"), 11, "    hopz: 0");
-  EXPECT_THAT(error_of(text), HasSubstr("spec.yaml:11: paths.context.hopz: unknown key; known keys here: budget_tokens, hops, k, strategy"));
+  EXPECT_THAT(error_of(text), HasSubstr("spec.yaml:11: paths.context.hopz: unknown key; known keys here: budget_tokens, hops, k, retrieval, strategy"));
   text = kSpec;
   text.replace(text.find("[search, open]"), 14, "[search, opn]");
   EXPECT_THAT(error_of(text), HasSubstr("spec.yaml:13: paths.agent.tools[0][1]: unknown value \"opn\""));
@@ -247,6 +247,39 @@ TEST(Spec, ToolBudgetsAreSweepableAndRangeChecked) {
             "spec.yaml:6: paths.agent.index_char_budget: expected an integer from 1 to 100000000, got \"-1\"");
 }
 
+TEST(Spec, RetrievalIsAValueOrASweepOfTheThreeMethods) {
+  const std::string head = "bundles:\n  - generate: {concepts: 10}\npaths:\n";
+  const ExperimentSpec plain = parse(head + "  context: {k: 3}\n  agent: {tools: [search, open]}\n");
+  EXPECT_EQ(plain.context->retrieval, (std::vector<std::string>{"bm25f"}));
+  EXPECT_EQ(plain.agent->retrieval, (std::vector<std::string>{"bm25f"}));
+  const ExperimentSpec swept = parse(head + "  context: {retrieval: [bm25f, hybrid, hybrid+rerank]}\n"
+                                     "  agent: {tools: [search, open], retrieval: hybrid}\n");
+  EXPECT_EQ(swept.context->retrieval, (std::vector<std::string>{"bm25f", "hybrid", "hybrid+rerank"}));
+  EXPECT_EQ(swept.agent->retrieval, (std::vector<std::string>{"hybrid"}));
+  EXPECT_EQ(error_of(head + "  context:\n    retrieval: [bm25f, dense]\n"),
+            "spec.yaml:5: paths.context.retrieval[1]: unknown value \"dense\"; use one of: bm25f, hybrid, hybrid+rerank");
+  EXPECT_EQ(error_of(head + "  agent:\n    tools: [search, open]\n    retrieval: rerank\n"),
+            "spec.yaml:6: paths.agent.retrieval: unknown value \"rerank\"; use one of: bm25f, hybrid, hybrid+rerank");
+  EXPECT_EQ(error_of(head + "  context:\n    retrieval: []\n"),
+            "spec.yaml:5: paths.context.retrieval: expected at least one value");
+}
+
+// Hybrid ranks one bundle's embeddings: a combined entry takes bm25f only,
+// and a lessons policy bundle takes every method (the retriever honours its
+// selection).
+TEST(Spec, RetrievalOtherThanBm25fRefusesACombinedEntry) {
+  const std::string kb = (test::source_dir() / "tests/data/kb").string();
+  const std::string combined =
+      fmt::format("bundles:\n  - paths: [{0}/sales, {0}/support]\n    questions: {0}/questions.yaml\npaths:\n", kb);
+  EXPECT_EQ(parse(combined + "  context: {retrieval: bm25f}\n").context->retrieval, (std::vector<std::string>{"bm25f"}));
+  EXPECT_EQ(error_of(combined + "  context:\n    retrieval: [bm25f, hybrid]\n"),
+            "spec.yaml:6: paths.context.retrieval: hybrid takes one bundle, and bundles[0] (\"sales+support\") is a "
+            "combined entry: several bundles are searched with bm25f; give hybrid a spec of its own");
+  EXPECT_EQ(error_of(combined + "  agent:\n    tools: [search, open]\n    retrieval: hybrid+rerank\n"),
+            "spec.yaml:7: paths.agent.retrieval: hybrid+rerank takes one bundle, and bundles[0] (\"sales+support\") is "
+            "a combined entry: several bundles are searched with bm25f; give hybrid+rerank a spec of its own");
+}
+
 TEST(Spec, GradersAndJudge) {
   const ExperimentSpec plain = parse(kSpec);
   EXPECT_EQ(plain.graders, (std::vector<std::string>{"facts", "citations", "answered"}));
@@ -291,7 +324,7 @@ TEST(Spec, ErrorsInOverriddenValuesNameTheSetArgument) {
   // A key the argument added inside an entry is blamed on it too.
   EXPECT_EQ(usage_error_of({"bundles.0.path=x"}), "--set bundles.0.path=x: bundles[0]: a generate: entry has no other keys");
   EXPECT_EQ(usage_error_of({"paths.context.kk=1"}),
-            "--set paths.context.kk=1: paths.context.kk: unknown key; known keys here: budget_tokens, hops, k, strategy");
+            "--set paths.context.kk=1: paths.context.kk: unknown key; known keys here: budget_tokens, hops, k, retrieval, strategy");
 }
 
 TEST(Spec, SetPathsThatAddressNothingAreUsageErrors) {

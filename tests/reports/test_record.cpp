@@ -101,6 +101,35 @@ TEST(Record, ErrorsNameLocationAndField) {
   EXPECT_THROW(trial_from_json_text(j.dump(), "x"), InputError);
 }
 
+// The retrieval method round-trips and names itself in the label; bm25f
+// (the default) is "" there and in the JSON, so bm25f records stay as they were.
+TEST(Record, RetrievalRoundTripsAndOnlyAnotherMethodIsNamed) {
+  TrialRecord r = agent_record();
+  r.config.retrieval = "hybrid+rerank";
+  const nlohmann::json j = nlohmann::json::parse(to_jsonl_line(r));
+  EXPECT_EQ(j["config"]["retrieval"], "hybrid+rerank");
+  EXPECT_EQ(trial_from_json_text(j.dump(), "x"), r);
+  EXPECT_EQ(r.config.label(), "agent surface=okf tools=search+open max_turns=12 retrieval=hybrid+rerank model=sim cache=openai");
+  const TrialRecord plain = agent_record();
+  EXPECT_FALSE(nlohmann::json::parse(to_jsonl_line(plain))["config"].contains("retrieval"));
+  EXPECT_EQ(plain.config.label(), "agent surface=okf tools=search+open max_turns=12 model=sim cache=openai");
+  nlohmann::json spelled = j;
+  spelled["config"]["retrieval"] = "bm25f";  // written out, it reads as the default
+  EXPECT_EQ(trial_from_json_text(spelled.dump(), "x").config, plain.config);
+  nlohmann::json bad = j;
+  bad["config"]["retrieval"] = "dense";
+  try {
+    (void)trial_from_json_text(bad.dump(), "results.jsonl:3");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("config.retrieval 'dense' is unknown; use bm25f, hybrid or hybrid+rerank"),
+              std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("results.jsonl:3"), std::string::npos) << e.what();
+  }
+  bad["config"]["retrieval"] = 5;
+  EXPECT_THROW(trial_from_json_text(bad.dump(), "x"), InputError);
+}
+
 // A count below 0 or above 10^12 would price a trial at a negative or absurd
 // cost; every count field refuses it and names itself.
 TEST(Record, CountsOutOfRangeAreErrorsNamingTheField) {
