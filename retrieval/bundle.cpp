@@ -132,6 +132,14 @@ Bundle& Bundle::operator=(Bundle&&) noexcept = default;
 Bundle::~Bundle() = default;
 
 Bundle Bundle::load(const fs::path& root, const LoadOptions& options) {
+  return load(root, options, nullptr);
+}
+
+Bundle Bundle::load(const fs::path& root, const LoadOptions& options, detail::Manifest& manifest) {
+  return load(root, options, &manifest);
+}
+
+Bundle Bundle::load(const fs::path& root, const LoadOptions& options, detail::Manifest* manifest) {
   std::error_code error;
   if (!fs::is_directory(root, error))
     throw InputError(fmt::format("{}: not a directory; pass the folder that holds the bundle's markdown files",
@@ -143,9 +151,12 @@ Bundle Bundle::load(const fs::path& root, const LoadOptions& options) {
     throw InputError(fmt::format("{}: cannot resolve the bundle path: {}", root.string(), error.message()));
   impl.options = options;
   detail::DirectoryHandles handles;  // outlives the pipeline: its threads open files relative to them
-  detail::ParsePipeline pipeline(options);
-  detail::walk_bundle(impl.root, options, handles, impl.load_diagnostics, pipeline);
+  detail::ParsePipeline pipeline(options, manifest != nullptr);
+  detail::walk_bundle(impl.root, options, handles, impl.load_diagnostics, pipeline, manifest);
   std::vector<ParsedFile> files = pipeline.finish();
+  if (manifest)
+    for (std::size_t i = 0; i < files.size() && i < manifest->files.size(); ++i)
+      manifest->files[i].digest = files[i].digest;
   impl.directories.insert("");
   std::vector<std::size_t> loaded;  // files that became concepts
   loaded.reserve(files.size());

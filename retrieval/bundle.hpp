@@ -19,6 +19,12 @@
 
 namespace okfbench::retrieval {
 
+namespace detail {
+class Reader;
+class Writer;
+struct Manifest;
+}  // namespace detail
+
 enum class Severity { warning, error };
 
 // Errors make a bundle non-conformant (OKF v0.2 section 11) and mean the file
@@ -204,6 +210,9 @@ struct Neighbor {
 class Bundle {
  public:
   static Bundle load(const std::filesystem::path& root, const LoadOptions& options = {});
+  // load() that also stamps every directory it listed and every file it read
+  // into `manifest`, for the index cache (retrieval/index_cache.hpp).
+  static Bundle load(const std::filesystem::path& root, const LoadOptions& options, detail::Manifest& manifest);
 
   const std::filesystem::path& root() const;
   const std::vector<Concept>& concepts() const;  // sorted by id
@@ -275,12 +284,19 @@ class Bundle {
   static constexpr std::size_t max_description_bytes = 2000;
   static constexpr std::size_t max_links = 50;
 
+  // The loaded state in the index cache's byte format, and back
+  // (retrieval/index_cache.hpp; not for other callers). restore() throws
+  // detail::CorruptCache for bytes save() did not write.
+  void save(detail::Writer& out) const;
+  static Bundle restore(detail::Reader& in, const std::filesystem::path& root, const LoadOptions& options);
+
   Bundle(Bundle&&) noexcept;
   Bundle& operator=(Bundle&&) noexcept;
   ~Bundle();
 
  private:
   Bundle();
+  static Bundle load(const std::filesystem::path& root, const LoadOptions& options, detail::Manifest* manifest);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -3,6 +3,9 @@
 // loading it. Not part of the contract.
 #include <dirent.h>
 
+#include <sys/stat.h>
+
+#include <array>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -22,6 +25,28 @@
 namespace okfbench::retrieval::detail {
 
 enum class FileKind { concept_file, index, log };
+
+// What a load saw of one directory or file, to tell later whether it
+// changed (retrieval/index_cache.hpp has the rule).
+struct Stamp {
+  std::string path;  // bundle-relative, as the walk reached it ("" = the root)
+  std::uint64_t size = 0;
+  std::int64_t mtime_ns = 0;
+  std::uint64_t inode = 0;
+  std::array<unsigned char, 16> digest{};  // files: the first bytes of the SHA-256 of the bytes read
+};
+
+// Every directory the walk listed and every file it handed to the parser,
+// in walk order; each stamped before it was read.
+struct Manifest {
+  std::vector<Stamp> directories;
+  std::vector<Stamp> files;
+};
+
+// The stamp of what `fd` is open on.
+Stamp stamp_of(std::string path, const struct stat& info);
+// The first 16 bytes of SHA-256.
+std::array<unsigned char, 16> content_digest(std::string_view bytes);
 
 // One markdown file found by the walk, read and parsed later in parallel.
 struct FileTask {
@@ -50,6 +75,7 @@ struct ParsedFile {
   std::optional<Bundle::IndexFrontmatter> frontmatter;  // kind == index: the root index.md's block
   std::vector<StoredLogEntry> entries;  // kind == log
   std::vector<Diagnostic> diagnostics;
+  std::array<unsigned char, 16> digest{};  // of the bytes read, when the pipeline was asked for digests
 };
 
 // Parses one file from its bytes (or reports the read error in `content`).
@@ -61,7 +87,8 @@ ParsedFile parse_file(const FileTask& task, const LoadOptions& options, FileCont
 // one BatchReader call.
 class ParsePipeline {
  public:
-  explicit ParsePipeline(const LoadOptions& options);
+  // `digests`: each result carries content_digest of the bytes read.
+  explicit ParsePipeline(const LoadOptions& options, bool digests = false);
   ~ParsePipeline();
   ParsePipeline(const ParsePipeline&) = delete;
   ParsePipeline& operator=(const ParsePipeline&) = delete;
@@ -82,6 +109,7 @@ class ParsePipeline {
   void work();
 
   const LoadOptions& options_;
+  bool digests_;
   unsigned threads_;
   std::vector<FileTask> pending_;  // the walk's batch being filled
   std::mutex mutex_;
@@ -113,9 +141,10 @@ class DirectoryHandles {
 
 // Walks the bundle at `root` (a canonical path) and hands every markdown file
 // to `files` in sorted walk order, located relative to `handles`
-// (bundle_walk.cpp). Problems go to `diagnostics`.
+// (bundle_walk.cpp). Problems go to `diagnostics`. With a manifest, every
+// directory listed and file handed over is stamped into it.
 void walk_bundle(const std::filesystem::path& root, const LoadOptions& options, DirectoryHandles& handles,
-                 std::vector<Diagnostic>& diagnostics, ParsePipeline& files);
+                 std::vector<Diagnostic>& diagnostics, ParsePipeline& files, Manifest* manifest = nullptr);
 
 // Reads the entries of a log.md body; `first_line` is its first file line.
 std::vector<StoredLogEntry> parse_log(std::string_view body, int first_line, const std::string& path,

@@ -7,8 +7,9 @@
 
 namespace okfbench::retrieval::detail {
 
-ParsePipeline::ParsePipeline(const LoadOptions& options)
+ParsePipeline::ParsePipeline(const LoadOptions& options, bool digests)
     : options_(options),
+      digests_(digests),
       threads_(options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency())) {}
 
 ParsePipeline::~ParsePipeline() { end_walk(); }  // workers finish what is queued, then the jthreads join
@@ -57,8 +58,11 @@ void ParsePipeline::work() {
     for (const FileTask& task : batch->tasks) locations.push_back(&task.location);
     std::vector<FileContent> contents = reader->read(locations, options_.max_file_bytes);
     batch->results.reserve(batch->tasks.size());
-    for (std::size_t i = 0; i < batch->tasks.size(); ++i)
+    for (std::size_t i = 0; i < batch->tasks.size(); ++i) {
+      const auto digest = digests_ ? content_digest(contents[i].bytes) : std::array<unsigned char, 16>{};
       batch->results.push_back(parse_file(batch->tasks[i], options_, std::move(contents[i])));
+      batch->results.back().digest = digest;
+    }
   }
 }
 

@@ -19,6 +19,8 @@
 
 #include <fmt/format.h>
 
+#include <openssl/evp.h>
+
 #include "retrieval/bundle_impl.hpp"
 
 namespace okfbench::retrieval::detail {
@@ -111,8 +113,13 @@ std::string listing_error(int error) {
 class Walker {
  public:
   Walker(const fs::path& root, const LoadOptions& options, DirectoryHandles& handles,
-         std::vector<Diagnostic>& diagnostics, ParsePipeline& files)
-      : root_(root), options_(options), handles_(handles), diagnostics_(diagnostics), files_(files) {}  // root is canonical
+         std::vector<Diagnostic>& diagnostics, ParsePipeline& files, Manifest* manifest)
+      : root_(root),
+        options_(options),
+        handles_(handles),
+        diagnostics_(diagnostics),
+        files_(files),
+        manifest_(manifest) {}  // root is canonical
 
   void run() { walk(Place{}, ""); }
 
@@ -135,6 +142,7 @@ class Walker {
       ::close(fd);
       return;
     }
+    if (manifest_) manifest_->directories.push_back(stamp_of(relative, info));
     DIR* dir = ::fdopendir(fd);
     if (!dir) {
       diagnostics_.push_back({Severity::error, relative, 0, listing_error(errno)});
@@ -233,7 +241,19 @@ class Walker {
     if (is_strict(options_.profile) && name == "index.md") task.kind = FileKind::index;
     if (is_strict(options_.profile) && name == "log.md") task.kind = FileKind::log;
     if (task.kind == FileKind::concept_file && !within_max_files(relative)) return;
+    if (manifest_) stamp(task);
     files_.add(std::move(task));
+  }
+
+  // Before the read, so a change after the stamp shows as a new stamp or a
+  // new digest; a file that cannot be stamped gets an empty one (it is read
+  // and reported as usual, and any later stamp differs).
+  void stamp(const FileTask& task) {
+    struct stat info {};
+    const int at = task.location.directory_fd;
+    const char* name = task.location.name.c_str();
+    if (at < 0 || ::fstatat(at, name, &info, 0) != 0) info = {};
+    manifest_->files.push_back(stamp_of(task.path, info));
   }
 
   bool within_max_files(const std::string& relative) {
@@ -252,6 +272,7 @@ class Walker {
   DirectoryHandles& handles_;
   std::vector<Diagnostic>& diagnostics_;
   ParsePipeline& files_;
+  Manifest* manifest_;
   int root_fd_ = -1;
   std::set<std::pair<dev_t, ino_t>> visited_;
   std::size_t file_count_ = 0;
@@ -261,8 +282,24 @@ class Walker {
 }  // namespace
 
 void walk_bundle(const fs::path& root, const LoadOptions& options, DirectoryHandles& handles,
-                 std::vector<Diagnostic>& diagnostics, ParsePipeline& files) {
-  Walker(root, options, handles, diagnostics, files).run();
+                 std::vector<Diagnostic>& diagnostics, ParsePipeline& files, Manifest* manifest) {
+  Walker(root, options, handles, diagnostics, files, manifest).run();
+}
+
+Stamp stamp_of(std::string path, const struct stat& info) {
+  return {std::move(path), static_cast<std::uint64_t>(info.st_size),
+          static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec,
+          static_cast<std::uint64_t>(info.st_ino), {}};
+}
+
+std::array<unsigned char, 16> content_digest(std::string_view bytes) {
+  unsigned char full[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  std::array<unsigned char, 16> out{};
+  // A failed digest leaves zeros, which no later read matches: the cache is rebuilt.
+  if (EVP_Digest(bytes.data(), bytes.size(), full, &length, EVP_sha256(), nullptr) == 1 && length >= out.size())
+    std::memcpy(out.data(), full, out.size());
+  return out;
 }
 
 }  // namespace okfbench::retrieval::detail

@@ -13,6 +13,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "retrieval/binary_io.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/usage.hpp"
 
@@ -605,6 +606,113 @@ std::vector<Hit> SearchIndex::candidates(const SearchOptions& options) const {
     if (passes(index, filter, doc))
       hits.push_back({index.concepts[doc], 0.0, id_of(index.ids[doc]), bundle_of(index.ids[doc])});
   return hits;
+}
+
+namespace {
+
+// A name table as its names in id order.
+std::vector<std::string> names_by_id(const TermMap& ids) {
+  std::vector<std::string> out(ids.size());
+  for (const auto& [name, id] : ids) out[id] = name;
+  return out;
+}
+
+TermMap ids_of(const std::vector<std::string>& names) {
+  TermMap out;
+  out.reserve(names.size());
+  for (std::uint32_t id = 0; id < names.size(); ++id)
+    if (!out.emplace(names[id], id).second) throw detail::CorruptCache("a name is stored twice");
+  return out;
+}
+
+void put_config(detail::Writer& w, const IndexConfig& c) {
+  w.put<std::uint8_t>(static_cast<std::uint8_t>(c.mode));
+  for (double x : {c.weights.title, c.weights.tags, c.weights.description, c.weights.body, c.k1, c.b}) w.put(x);
+  w.put<std::uint8_t>(static_cast<std::uint8_t>(c.analyzer.stemmer));
+  w.put<std::uint8_t>(static_cast<std::uint8_t>(c.analyzer.stopwords));
+}
+
+IndexConfig get_config(detail::Reader& r) {
+  IndexConfig c;
+  c.mode = r.get_enum(FieldMode::flat);
+  for (double* x : {&c.weights.title, &c.weights.tags, &c.weights.description, &c.weights.body, &c.k1, &c.b})
+    *x = r.get<double>();
+  c.analyzer.stemmer = r.get_enum(Stemmer::english);
+  c.analyzer.stopwords = r.get_enum(Stopwords::lucene);
+  return c;
+}
+
+// Every per-document array has one entry per document, and every number
+// that indexes another array is inside it: a corrupt file is refused here,
+// never read out of bounds by a query.
+void check_restored(const IndexData& index) {
+  const std::size_t n = index.ids.size();
+  auto fits = [](const auto& ids, std::size_t size) {
+    return std::all_of(ids.begin(), ids.end(), [&](std::uint32_t id) { return id < size; });
+  };
+  bool ok = index.multiplier.size() == n && index.type.size() == n && index.layer.size() == n &&
+            index.tags.size() == n && index.usage.size() == n && index.idf.size() == index.terms.size() &&
+            index.postings.size() == index.terms.size() && fits(index.type, index.types.ids.size()) &&
+            fits(index.layer, index.layers.ids.size());
+  for (std::size_t d = 0; ok && d < n; ++d)
+    ok = fits(index.tags[d], index.tag_names.ids.size()) && fits(index.usage[d], index.usage_names.ids.size());
+  for (std::size_t t = 0; ok && t < index.postings.size(); ++t)
+    ok = std::all_of(index.postings[t].begin(), index.postings[t].end(), [&](const Posting& p) { return p.doc < n; });
+  if (!ok) throw detail::CorruptCache("the search index's arrays do not fit together");
+}
+
+}  // namespace
+
+void SearchIndex::save(detail::Writer& w) const {
+  const Impl& index = *impl_;
+  put_config(w, index.config);
+  w.put_strings(index.ids);
+  w.put_array(index.multiplier);
+  w.put_array(index.type);
+  w.put_array(index.layer);
+  w.put<std::uint64_t>(index.tags.size());
+  for (std::size_t d = 0; d < index.tags.size(); ++d) {
+    w.put_array(index.tags[d]);
+    w.put_array(index.usage[d]);
+  }
+  for (const Names* names : {&index.types, &index.layers, &index.tag_names, &index.usage_names})
+    w.put_strings(names_by_id(names->ids));
+  w.put_strings(names_by_id(index.terms));
+  w.put_array(index.idf);
+  for (const std::vector<Posting>& list : index.postings) w.put_array(list);
+  for (std::size_t x : {index.stats.documents, index.stats.terms, index.stats.postings, index.stats.tokens})
+    w.put<std::uint64_t>(x);
+}
+
+SearchIndex SearchIndex::restore(detail::Reader& r, const Bundle& bundle) {
+  SearchIndex out;
+  out.impl_ = std::make_unique<Impl>(get_config(r));
+  Impl& index = *out.impl_;
+  index.ids = r.get_strings();
+  index.multiplier = r.get_array<float>();
+  index.type = r.get_array<std::uint32_t>();
+  index.layer = r.get_array<std::uint32_t>();
+  const std::size_t docs = r.count(16);
+  for (std::size_t d = 0; d < docs; ++d) {
+    index.tags.push_back(r.get_array<std::uint32_t>());
+    index.usage.push_back(r.get_array<std::uint32_t>());
+  }
+  for (Names* names : {&index.types, &index.layers, &index.tag_names, &index.usage_names})
+    names->ids = ids_of(r.get_strings());
+  index.terms = ids_of(r.get_strings());
+  index.idf = r.get_array<double>();
+  index.postings.resize(index.terms.size());
+  for (std::vector<Posting>& list : index.postings) list = r.get_array<Posting>();
+  for (std::size_t* x : {&index.stats.documents, &index.stats.terms, &index.stats.postings, &index.stats.tokens})
+    *x = r.get<std::uint64_t>();
+  check_restored(index);
+  index.concepts.reserve(index.ids.size());
+  for (const std::string& id : index.ids) {
+    const Concept* c = bundle.find(id);
+    if (!c) throw detail::CorruptCache("the search index names a concept the bundle does not have");
+    index.concepts.push_back(c);
+  }
+  return out;
 }
 
 const IndexConfig& SearchIndex::config() const { return impl_->config; }

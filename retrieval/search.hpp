@@ -153,6 +153,13 @@ class SearchIndex {
   const IndexConfig& config() const;
   IndexStats stats() const;
 
+  // The index in the index cache's byte format, and back over the bundle it
+  // was built from (retrieval/index_cache.hpp; not for other callers). Only
+  // an index over one bundle is saved. restore() throws detail::CorruptCache
+  // for bytes save() did not write or ids the bundle does not have.
+  void save(detail::Writer& out) const;
+  static SearchIndex restore(detail::Reader& in, const Bundle& bundle);
+
   SearchIndex(SearchIndex&&) noexcept;
   SearchIndex& operator=(SearchIndex&&) noexcept;
   ~SearchIndex();

@@ -1,0 +1,133 @@
+#pragma once
+// Private to retrieval: the byte format of the index cache
+// (retrieval/index_cache.hpp). Integers are little-endian fixed width,
+// strings and vectors a u64 count and their elements. Not part of the
+// contract; the cache's format version changes with it.
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace okfbench::retrieval::detail {
+
+static_assert(std::endian::native == std::endian::little, "the index cache is written little-endian");
+
+// A cache file that does not read back as written: never trusted, rebuilt.
+class CorruptCache : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Appends to a buffer; with a sink, hands the buffer to it whenever it
+// passes `chunk` bytes and on flush(), so a large cache never sits in
+// memory whole.
+class Writer {
+ public:
+  using Sink = std::function<void(std::string_view)>;
+  Writer() = default;
+  Writer(Sink sink, std::size_t chunk) : sink_(std::move(sink)), chunk_(chunk) {}
+
+  template <typename T>
+    requires std::is_trivially_copyable_v<T>
+  void put(const T& value) {
+    buffer_.append(reinterpret_cast<const char*>(&value), sizeof value);
+  }
+  void put_string(std::string_view text) {
+    put<std::uint64_t>(text.size());
+    buffer_.append(text);
+    drain();
+  }
+  template <typename T>
+    requires std::is_trivially_copyable_v<T>
+  void put_array(const std::vector<T>& values) {
+    put<std::uint64_t>(values.size());
+    buffer_.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
+    drain();
+  }
+  void flush() {
+    if (sink_ && !buffer_.empty()) sink_(buffer_);
+    if (sink_) buffer_.clear();
+  }
+  void put_strings(const std::vector<std::string>& values) {
+    put<std::uint64_t>(values.size());
+    for (const std::string& value : values) put_string(value);
+  }
+  std::string& buffer() { return buffer_; }
+
+ private:
+  void drain() {
+    if (sink_ && buffer_.size() >= chunk_) flush();
+  }
+  Sink sink_;
+  std::size_t chunk_ = 0;
+  std::string buffer_;
+};
+
+// Reads what Writer wrote from a span of bytes; every read is bounds-checked
+// and a count larger than the bytes left is refused before anything is
+// allocated.
+class Reader {
+ public:
+  Reader(const char* begin, const char* end) : at_(begin), end_(end) {}
+
+  template <typename T>
+    requires std::is_trivially_copyable_v<T>
+  T get() {
+    need(sizeof(T));
+    T value;
+    std::memcpy(&value, at_, sizeof value);
+    at_ += sizeof value;
+    return value;
+  }
+  // A count of elements of at least `element_bytes` bytes each.
+  std::size_t count(std::size_t element_bytes) {
+    const auto n = get<std::uint64_t>();
+    if (element_bytes != 0 && n > static_cast<std::uint64_t>(end_ - at_) / element_bytes)
+      throw CorruptCache("a count is larger than the bytes left");
+    return static_cast<std::size_t>(n);
+  }
+  std::string_view get_view() {
+    const std::size_t n = count(1);
+    std::string_view out(at_, n);
+    at_ += n;
+    return out;
+  }
+  std::string get_string() { return std::string(get_view()); }
+  template <typename T>
+    requires std::is_trivially_copyable_v<T>
+  std::vector<T> get_array() {
+    const std::size_t n = count(sizeof(T));
+    std::vector<T> out(n);
+    if (n != 0) std::memcpy(out.data(), at_, n * sizeof(T));
+    at_ += n * sizeof(T);
+    return out;
+  }
+  std::vector<std::string> get_strings() {
+    std::vector<std::string> out(count(sizeof(std::uint64_t)));
+    for (std::string& value : out) value = get_string();
+    return out;
+  }
+  // An enum stored as a byte, refused unless it is at most `last`.
+  template <typename E>
+  E get_enum(E last) {
+    const auto raw = get<std::uint8_t>();
+    if (raw > static_cast<std::uint8_t>(last)) throw CorruptCache("an enumeration value is out of range");
+    return static_cast<E>(raw);
+  }
+  bool get_bool() { return get_enum<std::uint8_t>(1) != 0; }
+  bool done() const { return at_ == end_; }
+
+ private:
+  void need(std::size_t bytes) const {
+    if (static_cast<std::size_t>(end_ - at_) < bytes) throw CorruptCache("the file ends early");
+  }
+  const char* at_;
+  const char* end_;
+};
+
+}  // namespace okfbench::retrieval::detail

@@ -1,0 +1,337 @@
+#include "retrieval/index_cache.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fmt/format.h>
+#include <memory>
+#include <thread>
+
+#include "retrieval/binary_io.hpp"
+#include "retrieval/bundle_impl.hpp"
+#include "retrieval/digest.hpp"
+#include "retrieval/file_reader.hpp"
+
+namespace okfbench::retrieval {
+namespace {
+namespace fs = std::filesystem;
+using detail::CorruptCache;
+using detail::Manifest;
+using detail::Reader;
+using detail::Stamp;
+using detail::Writer;
+
+// Bumped whenever binary_io's layout of anything in the file changes.
+constexpr std::uint32_t kFormat = 1;
+constexpr char kMagic[8] = {'O', 'K', 'F', 'B', 'I', 'D', 'X', '\n'};
+
+struct Header {
+  char magic[8];
+  std::uint32_t format;
+  std::uint32_t header_bytes;
+  std::uint64_t payload_bytes;
+  unsigned char sha256[32];
+};
+
+// What a cache file must have been written for: the same root and the load
+// options that change what a load yields.
+std::string cache_key(const fs::path& root, const LoadOptions& options) {
+  return fmt::format("{}\n{}\n{}\n{}\n{}", root.string(), to_string(options.profile), options.max_file_bytes,
+                     options.max_files, options.max_total_bytes);
+}
+
+// The clock file systems stamp mtimes with (the coarse real-time clock), so
+// anything changed after this moment has an mtime at or after it.
+std::int64_t now_ns() {
+  timespec now{};
+  ::clock_gettime(CLOCK_REALTIME_COARSE, &now);
+  return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+
+bool same_index(const IndexConfig& a, const IndexConfig& b) {
+  IndexConfig x = a;
+  x.threads = b.threads;  // the index is the same for any number of threads
+  return x == b;
+}
+
+void put_stamps(Writer& w, const std::vector<Stamp>& stamps) {
+  w.put<std::uint64_t>(stamps.size());
+  for (const Stamp& s : stamps) {
+    w.put_string(s.path);
+    w.put(s.size);
+    w.put(s.mtime_ns);
+    w.put(s.inode);
+    w.put(s.digest);
+  }
+}
+
+std::vector<Stamp> get_stamps(Reader& r) {
+  std::vector<Stamp> out(r.count(8 + 8 + 8 + 8 + 16));
+  for (Stamp& s : out) {
+    s.path = r.get_string();
+    s.size = r.get<std::uint64_t>();
+    s.mtime_ns = r.get<std::int64_t>();
+    s.inode = r.get<std::uint64_t>();
+    s.digest = r.get<std::array<unsigned char, 16>>();
+  }
+  return out;
+}
+
+class Digest {
+ public:
+  Digest() : context_(EVP_MD_CTX_new(), EVP_MD_CTX_free) {
+    if (!context_ || EVP_DigestInit_ex(context_.get(), EVP_sha256(), nullptr) != 1)
+      throw CorruptCache("OpenSSL cannot compute SHA-256");
+  }
+  void add(std::string_view bytes) {
+    if (EVP_DigestUpdate(context_.get(), bytes.data(), bytes.size()) != 1) throw CorruptCache("SHA-256 failed");
+  }
+  std::array<unsigned char, 32> finish() {
+    std::array<unsigned char, 32> out{};
+    unsigned int length = 0;
+    if (EVP_DigestFinal_ex(context_.get(), out.data(), &length) != 1 || length != out.size())
+      throw CorruptCache("SHA-256 failed");
+    return out;
+  }
+
+ private:
+  std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> context_;
+};
+
+std::array<unsigned char, 32> sha256(std::string_view bytes) {
+  Digest digest;
+  digest.add(bytes);
+  return digest.finish();
+}
+
+// A read-only mapping of a whole file.
+class Mapping {
+ public:
+  // nullopt (and `why`) when the file cannot be opened or mapped.
+  static std::optional<Mapping> open(const fs::path& file, std::string& why) {
+    FileDescriptor fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+    struct stat info {};
+    if (fd.get() < 0 || ::fstat(fd.get(), &info) != 0) {
+      why = errno == ENOENT ? "no cache file" : fmt::format("cannot open the cache file: {}", std::strerror(errno));
+      return std::nullopt;
+    }
+    Mapping m;
+    m.size_ = static_cast<std::size_t>(info.st_size);
+    if (m.size_ == 0) return m;
+    void* data = ::mmap(nullptr, m.size_, PROT_READ, MAP_PRIVATE, fd.get(), 0);
+    if (data == MAP_FAILED) {
+      why = fmt::format("cannot map the cache file: {}", std::strerror(errno));
+      return std::nullopt;
+    }
+    m.data_ = static_cast<const char*>(data);
+    return m;
+  }
+  Mapping(Mapping&& other) noexcept : data_(std::exchange(other.data_, nullptr)), size_(other.size_) {}
+  ~Mapping() {
+    if (data_) ::munmap(const_cast<char*>(data_), size_);
+  }
+  const char* data() const { return data_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  Mapping() = default;
+  const char* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+// The payload of a cache file whose header, length and checksum are right.
+std::string_view checked_payload(const Mapping& file) {
+  Header header{};
+  if (file.size() < sizeof header) throw CorruptCache("shorter than its header");
+  std::memcpy(&header, file.data(), sizeof header);
+  if (std::memcmp(header.magic, kMagic, sizeof kMagic) != 0) throw CorruptCache("not an okfbench index cache");
+  if (header.format != kFormat || header.header_bytes != sizeof header)
+    throw CorruptCache(fmt::format("format {} (this okfbench writes format {})", header.format, kFormat));
+  if (header.payload_bytes != file.size() - sizeof header) throw CorruptCache("truncated or extended");
+  std::string_view payload(file.data() + sizeof header, file.size() - sizeof header);
+  if (sha256(payload) != std::to_array(header.sha256)) throw CorruptCache("checksum mismatch");
+  return payload;
+}
+
+// Whether the file `stamp` names, below `root_fd`, still has the bytes the
+// stamp's digest was taken of.
+bool same_content(int root_fd, const Stamp& stamp) {
+  FileContent content = read_whole_file(FileLocation{root_fd, stamp.path}, SIZE_MAX);
+  return content.error.empty() && detail::content_digest(content.bytes) == stamp.digest;
+}
+
+// "" when the tree at `root` still is what `manifest` stamped (the rule in
+// index_cache.hpp); otherwise the first difference found.
+std::string first_change(int root_fd, const Manifest& manifest, std::int64_t start) {
+  for (const Stamp& dir : manifest.directories) {
+    struct stat info {};
+    if (::fstatat(root_fd, dir.path.empty() ? "." : dir.path.c_str(), &info, 0) != 0)
+      return fmt::format("directory '{}' is gone", dir.path);
+    const Stamp now = detail::stamp_of(dir.path, info);
+    if (now.mtime_ns != dir.mtime_ns || now.inode != dir.inode)
+      return fmt::format("directory '{}' changed", dir.path);
+    if (dir.mtime_ns >= start) return fmt::format("directory '{}' changed while the cache was written", dir.path);
+  }
+  for (const Stamp& file : manifest.files) {
+    struct stat info {};
+    if (::fstatat(root_fd, file.path.c_str(), &info, 0) != 0) return fmt::format("'{}' is gone", file.path);
+    const Stamp now = detail::stamp_of(file.path, info);
+    const bool same_stamp = now.size == file.size && now.mtime_ns == file.mtime_ns && now.inode == file.inode;
+    if (same_stamp && file.mtime_ns < start) continue;
+    if (!same_content(root_fd, file)) return fmt::format("'{}' changed", file.path);
+  }
+  return {};
+}
+
+struct Payload {
+  std::string key;
+  std::int64_t start = 0;
+  Manifest manifest;
+};
+
+Payload read_head(Reader& r) {
+  Payload p;
+  p.key = r.get_string();
+  p.start = r.get<std::int64_t>();
+  p.manifest.directories = get_stamps(r);
+  p.manifest.files = get_stamps(r);
+  return p;
+}
+
+// The cached bundle, or nullopt with `reason` (and `corrupt` set when the
+// file exists but does not read back).
+std::optional<CachedBundle> read_cache(const fs::path& file, const fs::path& root, const LoadOptions& options,
+                                       const IndexConfig& config, std::string& reason, bool& corrupt) {
+  std::optional<Mapping> mapped = Mapping::open(file, reason);
+  if (!mapped) return std::nullopt;
+  try {
+    std::string_view payload = checked_payload(*mapped);
+    Reader r(payload.data(), payload.data() + payload.size());
+    Payload head = read_head(r);
+    if (head.key != cache_key(root, options)) {
+      reason = "written for another bundle or other load options";
+      return std::nullopt;
+    }
+    FileDescriptor root_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (root_fd.get() < 0) {
+      reason = fmt::format("cannot open the bundle root: {}", std::strerror(errno));
+      return std::nullopt;
+    }
+    if (std::string change = first_change(root_fd.get(), head.manifest, head.start); !change.empty()) {
+      reason = "stale: " + change;
+      return std::nullopt;
+    }
+    Bundle bundle = Bundle::restore(r, root, options);
+    std::optional<SearchIndex> index;
+    if (r.get_bool()) index.emplace(SearchIndex::restore(r, bundle));
+    if (!r.done()) throw CorruptCache("bytes after the end");
+    if (!index || !same_index(index->config(), config)) index.emplace(SearchIndex::build(bundle, config));
+    return CachedBundle{std::move(bundle), std::move(*index), true, "", "", file};
+  } catch (const CorruptCache& e) {
+    reason = fmt::format("corrupt: {}", e.what());
+    corrupt = true;
+    return std::nullopt;
+  }
+}
+
+// Streams the cache to `fd`: header space first, the header last.
+void write_payload(int fd, const std::string& key, std::int64_t start, const Manifest& manifest, const Bundle& bundle,
+                   const SearchIndex& index) {
+  Digest digest;
+  std::uint64_t written = 0;
+  auto sink = [&](std::string_view bytes) {
+    digest.add(bytes);
+    if (::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(sizeof(Header) + written)) !=
+        static_cast<ssize_t>(bytes.size()))
+      throw std::system_error(errno ? errno : ENOSPC, std::generic_category(), "cannot write the cache file");
+    written += bytes.size();
+  };
+  Writer w(sink, std::size_t{4} << 20);
+  w.put_string(key);
+  w.put(start);
+  put_stamps(w, manifest.directories);
+  put_stamps(w, manifest.files);
+  bundle.save(w);
+  w.put<std::uint8_t>(1);
+  index.save(w);
+  w.flush();
+  Header header{};
+  std::memcpy(header.magic, kMagic, sizeof kMagic);
+  header.format = kFormat;
+  header.header_bytes = sizeof header;
+  header.payload_bytes = written;
+  const auto sum = digest.finish();
+  std::memcpy(header.sha256, sum.data(), sum.size());
+  if (::pwrite(fd, &header, sizeof header, 0) != static_cast<ssize_t>(sizeof header))
+    throw std::system_error(errno ? errno : ENOSPC, std::generic_category(), "cannot write the cache file");
+}
+
+// Writes the cache file whole under a temporary name, then renames it into
+// place. "" when written; otherwise why not (and nothing is left behind).
+std::string write_cache(const fs::path& file, const std::string& key, std::int64_t start, const Manifest& manifest,
+                        const Bundle& bundle, const SearchIndex& index) {
+  static std::atomic<unsigned> counter{0};
+  std::error_code error;
+  fs::create_directories(file.parent_path(), error);
+  if (error) return fmt::format("cannot create {}: {}", file.parent_path().string(), error.message());
+  const fs::path temporary =
+      file.string() + fmt::format(".tmp.{}.{}", ::getpid(), counter.fetch_add(1, std::memory_order_relaxed));
+  FileDescriptor fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  if (fd.get() < 0) return fmt::format("cannot create {}: {}", temporary.string(), std::strerror(errno));
+  try {
+    write_payload(fd.get(), key, start, manifest, bundle, index);
+    if (::close(fd.release()) != 0) throw std::system_error(errno, std::generic_category(), "cannot close the cache file");
+    fs::rename(temporary, file);
+    return {};
+  } catch (const std::exception& e) {
+    fs::remove(temporary, error);
+    return fmt::format("{}: {}", file.string(), e.what());
+  }
+}
+
+}  // namespace
+
+fs::path default_index_cache_dir() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "okfbench" / "index";
+  if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "okfbench" / "index";
+  return {};
+}
+
+fs::path index_cache_file(const fs::path& dir, const fs::path& root, const LoadOptions& options) {
+  return dir / (sha256_hex(cache_key(root, options)).substr(0, 32) + ".okfidx");
+}
+
+CachedBundle load_cached(const fs::path& root, const LoadOptions& options, const IndexConfig& config,
+                         const fs::path& dir) {
+  std::error_code error;
+  const fs::path canonical = fs::canonical(root, error);
+  if (dir.empty() || error) {  // no cache, or a root Bundle::load reports properly
+    Bundle bundle = Bundle::load(root, options);
+    SearchIndex index = SearchIndex::build(bundle, config);
+    return {std::move(bundle), std::move(index), false, "no cache folder", "", {}};
+  }
+  const fs::path file = index_cache_file(dir, canonical, options);
+  std::string reason;
+  bool corrupt = false;
+  if (std::optional<CachedBundle> hit = read_cache(file, canonical, options, config, reason, corrupt)) return std::move(*hit);
+  const std::int64_t start = now_ns();
+  Manifest manifest;
+  Bundle bundle = Bundle::load(canonical, options, manifest);
+  SearchIndex index = SearchIndex::build(bundle, config);
+  std::string written = write_cache(file, cache_key(canonical, options), start, manifest, bundle, index);
+  std::string note;
+  if (corrupt) note = fmt::format("index cache {} was {}; rebuilt", file.string(), reason);
+  if (!written.empty()) note += (note.empty() ? "" : "; ") + fmt::format("index cache not written: {}", written);
+  return {std::move(bundle), std::move(index), false, std::move(reason), std::move(note), file};
+}
+
+}  // namespace okfbench::retrieval

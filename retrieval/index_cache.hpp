@@ -1,0 +1,68 @@
+#pragma once
+// The persistent index: a loaded bundle and its search index in one cache
+// file, read back instead of walking, reading and parsing the bundle again.
+//
+// File: <dir>/<32 hex digits>.okfidx, named after the bundle's canonical
+// root and the load options that change what a load yields (profile and the
+// three size limits). It holds a header (format version, payload length,
+// SHA-256 of the payload), the manifest of the load that wrote it, the
+// bundle and its search index. It is written to a temporary file beside it
+// and renamed into place, so a reader sees an old file or a new one, never
+// half of one; processes that build at once each write a whole file and the
+// last rename wins. A file whose header, length, checksum or contents do not
+// read back is never trusted: the bundle is loaded from its files and the
+// cache written again.
+//
+// When the cache is current (the rule): the manifest stamps every directory
+// the load listed and every markdown file it read (size, mtime in ns, inode,
+// and the SHA-256 of the bytes read), each stamped before it was read.
+//   1. Every directory must have its stamped mtime and inode: adding,
+//      removing or renaming an entry changes its directory's mtime.
+//   2. A file whose size, mtime and inode are as stamped is unchanged.
+//   3. Otherwise (a `touch`, a copy over it) the file is read and its SHA-256
+//      compared with the stamped one: equal content keeps the cache.
+//   4. Racy stamps: a directory or file whose stamped mtime is not older
+//      than the moment the load began could have changed again within the
+//      same clock tick; such a directory makes the cache stale, such a file
+//      is always compared by content (rule 3).
+// Not seen: a file changed in place with its mtime set back to the stamped
+// value and the same size (as `make` and git would not see it either).
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "retrieval/bundle.hpp"
+#include "retrieval/search.hpp"
+
+namespace okfbench::retrieval {
+
+// $XDG_CACHE_HOME/okfbench/index, else $HOME/.cache/okfbench/index; empty
+// when neither variable is set (there is then no default cache).
+std::filesystem::path default_index_cache_dir();
+
+// The cache file for a bundle root (canonical) and load options.
+std::filesystem::path index_cache_file(const std::filesystem::path& dir, const std::filesystem::path& root,
+                                       const LoadOptions& options);
+
+struct CachedBundle {
+  Bundle bundle;
+  SearchIndex index;  // for the config asked for (built from `bundle` when the cache holds another)
+  bool from_cache = false;  // false: loaded from the files (and the cache written, unless `note` says why not)
+  // Why the cache file was not used: "no cache file", "stale: <path> changed",
+  // "corrupt: <what>", ...; "" when it was used.
+  std::string reason;
+  // A problem worth a one-line warning: a corrupt cache file was replaced,
+  // or the cache could not be written (and why); "" when none.
+  std::string note;
+  std::filesystem::path file;  // the cache file; empty when there is no cache folder
+};
+
+// Loads `root` through the cache in `dir` (no cache when `dir` is empty):
+// from the cache file when it is current, else from the files, and then
+// writes the cache with the index built for `config`. Throws what
+// Bundle::load throws; a cache that cannot be read or written is only a
+// `note`, never an error.
+CachedBundle load_cached(const std::filesystem::path& root, const LoadOptions& options, const IndexConfig& config,
+                         const std::filesystem::path& dir);
+
+}  // namespace okfbench::retrieval
