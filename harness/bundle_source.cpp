@@ -12,12 +12,24 @@
 namespace okfbench::harness {
 namespace fs = std::filesystem;
 
-GitOptions GitFlags::options() const {
+GitOptions SourceFlags::options() const {
   GitOptions options;
   options.cache_dir = cache;
   options.refresh = refresh;
   options.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(timeout_seconds * 1000.0));
   return options;
+}
+
+fs::path SourceFlags::index_cache_dir() const {
+  if (no_index_cache) return {};
+  return index_cache.empty() ? retrieval::default_index_cache_dir() : fs::path(index_cache);
+}
+
+retrieval::CachedBundle load_cached_bundle(const fs::path& root, const retrieval::LoadOptions& load,
+                                           const retrieval::IndexConfig& config, const fs::path& cache_dir) {
+  retrieval::CachedBundle loaded = retrieval::load_cached(root, load, config, cache_dir);
+  if (!loaded.note.empty()) std::fprintf(stderr, "okfbench: warning: %s\n", loaded.note.c_str());
+  return loaded;
 }
 
 std::string folder_name(const fs::path& path) {
@@ -31,7 +43,7 @@ std::string folder_name(const fs::path& path) {
   return clean.filename().string();
 }
 
-BundleSourceFolder BundleSourceFolder::open(const std::string& where, const GitFlags& flags) {
+BundleSourceFolder BundleSourceFolder::open(const std::string& where, const SourceFlags& flags) {
   BundleSourceFolder out;
   std::optional<GitSource> git = parse_git_source(where, flags.ref, flags.subdir);
   if (!git) {
@@ -53,8 +65,8 @@ std::vector<retrieval::NamedBundle> SourceBundles::named() const {
   return out;
 }
 
-SourceBundles load_sources(const std::vector<std::string>& wheres, const GitFlags& flags,
-                           const retrieval::LoadOptions& load) {
+SourceBundles load_sources(const std::vector<std::string>& wheres, const SourceFlags& flags,
+                           const retrieval::LoadOptions& load, const retrieval::IndexConfig& config) {
   if (wheres.size() > 1 && (!flags.ref.empty() || !flags.subdir.empty()))
     throw UsageError("--git-ref and --git-subdir apply to one bundle; with several, write each git source as "
                      "URL#REF:SUBDIR");
@@ -69,7 +81,9 @@ SourceBundles load_sources(const std::vector<std::string>& wheres, const GitFlag
                                    source.name(), wheres[static_cast<std::size_t>(twin - out.names.begin())], wheres[i]));
     if (!fs::is_directory(source.root()))
       throw InputError(wheres[i] + " is not a directory: pass the root of an OKF bundle or a git URL");
-    out.bundles.push_back(std::make_unique<retrieval::Bundle>(retrieval::Bundle::load(source.root(), load)));
+    retrieval::CachedBundle loaded = load_cached_bundle(source.root(), load, config, flags.index_cache_dir());
+    out.bundles.push_back(std::make_unique<retrieval::Bundle>(std::move(loaded.bundle)));
+    out.indexes.push_back(std::make_unique<retrieval::SearchIndex>(std::move(loaded.index)));
     out.names.push_back(source.name());
   }
   return out;
@@ -79,18 +93,22 @@ SourceBundles load_sources(const std::vector<std::string>& wheres, const GitFlag
 
 namespace okfbench::cli {
 
-void add_git_flags(CLI::App& cmd, harness::GitFlags& flags) {
+void add_source_flags(CLI::App& cmd, harness::SourceFlags& flags) {
   cmd.add_option("--git-ref", flags.ref, "Git bundles: branch, tag or commit to check out (default: the remote's HEAD)");
   cmd.add_option("--git-subdir", flags.subdir, "Git bundles: the bundle's folder inside the repository");
-  add_git_cache_flags(cmd, flags);
+  add_source_cache_flags(cmd, flags);
 }
 
-void add_git_cache_flags(CLI::App& cmd, harness::GitFlags& flags) {
+void add_source_cache_flags(CLI::App& cmd, harness::SourceFlags& flags) {
   cmd.add_flag("--refresh", flags.refresh, "Git bundles: clone again instead of reusing the cached checkout");
   cmd.add_option("--git-timeout", flags.timeout_seconds, "Git bundles: seconds to wait for the cache lock and for each git command")
       ->check(number_in(harness::limits::git_timeout_seconds))
       ->capture_default_str();
   cmd.add_option("--git-cache", flags.cache, "Git bundles: cache folder (default $XDG_CACHE_HOME/okfbench/git)");
+  cmd.add_option("--index-cache", flags.index_cache,
+                 "Folder of the persistent bundle index (default $XDG_CACHE_HOME/okfbench/index)");
+  cmd.add_flag("--no-index-cache", flags.no_index_cache,
+               "Load the bundle from its files and write no index cache");
 }
 
 }  // namespace okfbench::cli

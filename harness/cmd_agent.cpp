@@ -47,7 +47,7 @@ struct AgentArgs {
   std::string cache_db;
   bool verbose = false;
   bool json = false;
-  harness::GitFlags git;
+  harness::SourceFlags git;
   RetrievalFlags retrieval;
   SelectionFlags selection;  // lessons and expertise profiles
 };
@@ -180,7 +180,7 @@ int run_agent_command(const AgentArgs& a) {
   std::unique_ptr<agents::Toolbox> tools;
   const agents::MultiBundleTools* several = nullptr;
   if (wheres.size() == 1) {
-    index.emplace(retrieval::SearchIndex::build(bundle));
+    index.emplace(std::move(*loaded.indexes.front()));
     ranking = make_retrieval(bundle, a.retrieval);
     if (ranking) tools_options.retriever = &retriever.emplace(ranking->retriever(*index));
     tools = std::make_unique<agents::BundleTools>(bundle, tools_options, &*index);
@@ -316,7 +316,7 @@ void add_agent_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_option("--record", args->record, "Append each new exchange to this cassette (JSONL, keys redacted)");
   cmd->add_option("--cache-db", args->cache_db, "SQLite response cache: repeated requests are not sent again");
-  add_git_flags(*cmd, args->git);
+  add_source_flags(*cmd, args->git);
   add_retrieval_flags(*cmd, args->retrieval);
   add_selection_flags(*cmd, args->selection);
   cmd->add_flag("--verbose", args->verbose, "Also print per-turn token counts");

@@ -11,7 +11,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -51,18 +53,22 @@ struct BundleArgs {
   bool out = false;
   std::string relation;
   int hops = 1;
-  harness::GitFlags git;
+  harness::SourceFlags git;
   SelectionFlags selection;  // validate
 };
 
-Bundle load(const BundleArgs& args) {
+retrieval::LoadOptions load_options(const BundleArgs& args) {
   retrieval::LoadOptions options;
   options.profile = profile_option(args.profile);
   options.max_file_bytes = args.max_file_bytes;
   options.max_files = args.max_files;
   options.max_total_bytes = args.max_total_bytes;
+  return options;
+}
+
+Bundle load(const BundleArgs& args) {
   const harness::BundleSourceFolder source = harness::BundleSourceFolder::open(args.bundle, args.git);
-  return Bundle::load(source.root(), options);
+  return harness::load_cached_bundle(source.root(), load_options(args), {}, args.git.index_cache_dir()).bundle;
 }
 
 void print(const ordered_json& json) { std::printf("%s\n", json_text(json, 2).c_str()); }
@@ -447,6 +453,37 @@ int run_history(const BundleArgs& args) {
   return 0;
 }
 
+// `okfbench index`: the cache written (or found current) and what it holds.
+int run_index(const BundleArgs& args) {
+  const std::filesystem::path dir = args.git.index_cache_dir();
+  if (dir.empty())
+    throw UsageError("okfbench index writes the index cache: drop --no-index-cache, or name a folder with "
+                     "--index-cache DIR (neither $XDG_CACHE_HOME nor $HOME is set)");
+  const harness::BundleSourceFolder source = harness::BundleSourceFolder::open(args.bundle, args.git);
+  const auto start = std::chrono::steady_clock::now();
+  const retrieval::CachedBundle loaded = harness::load_cached_bundle(source.root(), load_options(args), {}, dir);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!loaded.from_cache && !loaded.written)
+    throw InputError(fmt::format("{}: the index cache was not written ({})", args.bundle, loaded.note));
+  std::error_code error;
+  const std::uintmax_t bytes = std::filesystem::file_size(loaded.file, error);
+  const std::string state = loaded.from_cache ? "current" : "written";
+  if (args.json) {
+    ordered_json out{{"bundle", args.bundle},      {"file", loaded.file.string()},
+                     {"state", state},             {"reason", loaded.reason},
+                     {"concepts", loaded.bundle.concepts().size()},
+                     {"documents", loaded.index.stats().documents},
+                     {"cache_bytes", error ? 0 : bytes}, {"seconds", seconds}};
+    print(out);
+    return 0;
+  }
+  std::printf("%s\n", fmt::format("{}: {} ({} concepts, {} indexed, {:.1f} MB, {:.2f} s{})", loaded.file.string(), state,
+                                  loaded.bundle.concepts().size(), loaded.index.stats().documents,
+                                  error ? 0.0 : static_cast<double>(bytes) / 1e6, seconds,
+                                  loaded.from_cache ? "" : "; " + loaded.reason).c_str());
+  return 0;
+}
+
 CLI::App* add_common(CLI::App& app, const char* name, const char* help, const std::shared_ptr<BundleArgs>& args) {
   CLI::App* cmd = app.add_subcommand(name, help);
   cmd->add_option("bundle", args->bundle, "Bundle folder or git URL")->required();
@@ -465,7 +502,7 @@ CLI::App* add_common(CLI::App& app, const char* name, const char* help, const st
       ->check(number_in(harness::limits::max_total_bytes))
       ->capture_default_str();
   cmd->add_flag("--json", args->json, "Machine-readable output");
-  add_git_flags(*cmd, args->git);
+  add_source_flags(*cmd, args->git);
   return cmd;
 }
 
@@ -477,6 +514,12 @@ void add_bundle_commands(CLI::App& app, Action& action) {
   cmd->add_option("--now", validate->now, "Judge staleness at this ISO 8601 instant (default: now)");
   add_selection_flags(*cmd, validate->selection);
   cmd->callback([validate, &action] { action = [validate] { return run_validate(*validate); }; });
+  auto index = std::make_shared<BundleArgs>();
+  cmd = add_common(app, "index",
+                   "Write the bundle's persistent index (parsed bundle and search index) to the index cache, or "
+                   "report it current",
+                   index);
+  cmd->callback([index, &action] { action = [index] { return run_index(*index); }; });
 
   auto browse = std::make_shared<BundleArgs>();
   cmd = add_common(app, "browse", "List a directory of a bundle: subdirectories and concepts with titles", browse);

@@ -69,7 +69,7 @@ struct ContextArgs {
   retrieval::ContextOptions options;
   bool no_citations = false;
   bool json = false;
-  harness::GitFlags git;
+  harness::SourceFlags git;
   RetrievalFlags retrieval;
   SelectionFlags selection;
 };
@@ -100,10 +100,11 @@ int run_context(ContextArgs args) {
   if (wheres.size() > 1 && (load.profile == retrieval::Profile::lessons || load.profile == retrieval::Profile::expertise))
     throw UsageError(fmt::format("--profile {} takes one bundle: its policy names concepts by id",
                                  retrieval::to_string(load.profile)));
-  const harness::SourceBundles loaded = harness::load_sources(wheres, args.git, load);
+  harness::SourceBundles loaded = harness::load_sources(wheres, args.git, load);
   args.options.filters.selection = make_selection(*loaded.bundles.front(), args.selection);
   const std::vector<retrieval::NamedBundle> named = loaded.named();
-  const retrieval::SearchIndex index = retrieval::SearchIndex::build(named);
+  const retrieval::SearchIndex index =
+      named.size() == 1 ? std::move(*loaded.indexes.front()) : retrieval::SearchIndex::build(named);
   std::unique_ptr<HybridRanking> ranking = make_retrieval(*loaded.bundles.front(), args.retrieval);
   std::optional<retrieval::Retriever> retriever;
   if (ranking) args.options.retriever = &retriever.emplace(ranking->retriever(index));
@@ -152,7 +153,7 @@ void add_context_command(CLI::App& app, Action& action) {
                   "Only concepts with this usage tag (debugging, onboarding, ...; retrieval/README.md)");
   cmd->add_flag("--no-citations", args->no_citations, "Leave the Citations lines out of the blocks");
   cmd->add_flag("--json", args->json, "Print the pack as JSON");
-  add_git_flags(*cmd, args->git);
+  add_source_flags(*cmd, args->git);
   add_retrieval_flags(*cmd, args->retrieval);
   add_selection_flags(*cmd, args->selection);
   cmd->callback([args, &action] { action = [args] { return run_context(*args); }; });

@@ -33,7 +33,7 @@ struct McpArgs {
   std::string session_log;
   bool allow_write = false;
   std::size_t max_body_chars = 8000;
-  harness::GitFlags git;
+  harness::SourceFlags git;
 };
 
 mcp::HttpServer* g_http = nullptr;
@@ -64,7 +64,8 @@ int run_mcp(const McpArgs& a) {
   for (const std::string& where : a.bundles) {
     // A folder or a git source; a checkout stays locked until its bundle is loaded.
     const harness::BundleSourceFolder source = harness::BundleSourceFolder::open(where, a.git);
-    retrieval::Bundle& b = bundles.emplace_back(retrieval::Bundle::load(source.root()));
+    retrieval::Bundle& b =
+        bundles.emplace_back(harness::load_cached_bundle(source.root(), {}, {}, a.git.index_cache_dir()).bundle);
     if (b.concepts().empty())
       throw InputError(fmt::format("{}: no concepts loaded; run `okfbench validate {}` to see why", where, where));
     served.push_back({source.name(), &b});
@@ -119,7 +120,7 @@ void add_mcp_command(CLI::App& app, Action& action) {
   cmd->add_option("--max-body-chars", args->max_body_chars, "Body budget of open/read_concept")
       ->check(number_in(harness::limits::max_body_chars))
       ->capture_default_str();
-  add_git_flags(*cmd, args->git);
+  add_source_flags(*cmd, args->git);
   cmd->callback([args, &action] { action = [args] { return run_mcp(*args); }; });
 }
 

@@ -37,7 +37,7 @@ struct RunArgs {
   bool retry_failed = false;
   std::string cache_db;
   std::string record;
-  harness::GitFlags git;  // --refresh, --git-timeout, --git-cache (ref and subdir are in the spec)
+  harness::SourceFlags git;  // --refresh, --git-timeout, --git-cache (ref and subdir are in the spec)
 };
 
 // How many failures remain and why, grouped by message; the most frequent first.
@@ -118,6 +118,7 @@ int run(const RunArgs& args) {
   options.record_dir = args.record;
   options.transcripts = harness::parse_transcript_mode(args.transcripts);
   options.git = args.git.options();
+  options.index_cache = args.git.index_cache_dir();
   const harness::RunResult result = harness::run_experiment(spec, options);
   if (args.dry_run) {
     const harness::Forecast forecast = harness::forecast_run(spec, options);
@@ -178,7 +179,7 @@ void add_run_command(CLI::App& app, Action& action) {
                   "Which trials keep their conversation in DIR/transcripts.jsonl.zst: all, errors or none")
       ->check(CLI::IsMember({"all", "errors", "none"}))
       ->capture_default_str();
-  add_git_cache_flags(*cmd, args->git);
+  add_source_cache_flags(*cmd, args->git);
   cmd->callback([args, &action] { action = [args] { return run(*args); }; });
 }
 

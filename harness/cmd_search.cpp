@@ -83,9 +83,10 @@ retrieval::SearchOptions search_options(const SearchArgs& args) {
 int search_several(const SearchArgs& args, const std::vector<std::string>& wheres) {
   if (!args.flags.hybrid.model.empty() || !args.flags.hybrid.rerank.empty())
     throw UsageError("--hybrid and --rerank search one bundle; several bundles are searched with BM25F");
-  const harness::SourceBundles loaded = harness::load_sources(wheres, args.flags.git, args.flags.load_options());
+  const retrieval::IndexConfig config = args.flags.config();
+  const harness::SourceBundles loaded = harness::load_sources(wheres, args.flags.git, args.flags.load_options(), config);
   for (std::size_t i = 0; i < loaded.bundles.size(); ++i) warn_skipped(*loaded.bundles[i], wheres[i]);
-  const retrieval::SearchIndex index = retrieval::SearchIndex::build(loaded.named(), args.flags.config());
+  const retrieval::SearchIndex index = retrieval::SearchIndex::build(loaded.named(), config);
   const std::vector<retrieval::Hit> hits = index.search(args.inputs.back(), search_options(args));
   if (args.json) print_json(args, hits, nullptr);
   else print_hits(hits);
@@ -95,9 +96,9 @@ int search_several(const SearchArgs& args, const std::vector<std::string>& where
 int run_search(const SearchArgs& args) {
   const std::vector<std::string> wheres(args.inputs.begin(), args.inputs.end() - 1);
   if (wheres.size() > 1) return search_several(args, wheres);
-  retrieval::IndexConfig config = args.flags.config();
-  retrieval::Bundle bundle = load_bundle_for_search(wheres.front(), args.flags);
-  retrieval::SearchIndex index = retrieval::SearchIndex::build(bundle, config);
+  const retrieval::CachedBundle loaded = load_bundle_for_search(wheres.front(), args.flags);
+  const retrieval::Bundle& bundle = loaded.bundle;
+  const retrieval::SearchIndex& index = loaded.index;
   const retrieval::SearchOptions options = search_options(args);
   const std::string& query = args.inputs.back();
   std::unique_ptr<HybridRanking> hybrid = make_hybrid(bundle, args.flags);

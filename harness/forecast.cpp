@@ -134,6 +134,7 @@ Forecast forecast_run(const ExperimentSpec& spec, const RunOptions& options) {
   o.out_dir = dir.path() / "run";
   o.shard = options.shard;
   o.git = options.git;
+  o.index_cache = options.index_cache;
   o.forecast = false;
   o.progress = Progress::quiet;
   o.transcripts = TranscriptMode::none;

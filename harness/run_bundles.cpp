@@ -240,7 +240,8 @@ void load_parts(LoadedBundle& out, const GitOptions& git) {
 
 }  // namespace
 
-LoadedBundle load_bundle(const ExperimentSpec& spec, const BundleSource& b, const GitOptions& git) {
+LoadedBundle load_bundle(const ExperimentSpec& spec, const BundleSource& b, const GitOptions& git,
+                         const fs::path& index_cache) {
   LoadedBundle out;
   out.source = b;
   fs::path questions;
@@ -269,8 +270,9 @@ LoadedBundle load_bundle(const ExperimentSpec& spec, const BundleSource& b, cons
   }
   out.questions_file = questions;
   if (!out.combined()) {
-    out.bundle = std::make_unique<retrieval::Bundle>(retrieval::Bundle::load(out.dir, load_options(b)));
-    out.index = std::make_unique<retrieval::SearchIndex>(retrieval::SearchIndex::build(*out.bundle));
+    retrieval::CachedBundle loaded = load_cached_bundle(out.dir, load_options(b), {}, index_cache);
+    out.bundle = std::make_unique<retrieval::Bundle>(std::move(loaded.bundle));
+    out.index = std::make_unique<retrieval::SearchIndex>(std::move(loaded.index));
     out.selection = cli::make_selection(*out.bundle, b.policy);  // the spec checked the policy's values
     if (out.selection)
       log_line(fmt::format("{}: {}; {} concept(s) excluded", b.name, out.selection->policy, out.selection->excluded.size()));

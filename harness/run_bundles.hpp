@@ -78,6 +78,8 @@ struct LoadedBundle {
 // checkout's lock held while it loads), indexes them as one and checks that
 // every relevant id is BUNDLE:ID of a concept of a part. Throws InputError for
 // unusable bundles or question sets.
-LoadedBundle load_bundle(const ExperimentSpec& spec, const BundleSource& b, const GitOptions& git = {});
+// `index_cache`: the index cache folder (retrieval/index_cache.hpp); none when empty.
+LoadedBundle load_bundle(const ExperimentSpec& spec, const BundleSource& b, const GitOptions& git = {},
+                         const std::filesystem::path& index_cache = {});
 
 }  // namespace okfbench::harness

@@ -163,7 +163,7 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
                              "another okfbench run or merge is writing this folder; wait for it to finish or pass another --out");
   }
   std::vector<LoadedBundle> bundles;
-  for (const auto& source : spec.bundles) bundles.push_back(load_bundle(spec, source, options.git));
+  for (const auto& source : spec.bundles) bundles.push_back(load_bundle(spec, source, options.git, options.index_cache));
   const std::vector<PlannedTrial> trials = plan_trials(spec, bundles, options.shard);
   result.planned = trials.size();
   for (const auto& t : trials) result.estimated_input_tokens += t.estimated_input_tokens;

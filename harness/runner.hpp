@@ -103,6 +103,8 @@ struct RunOptions {
   TranscriptMode transcripts = TranscriptMode::all;
   // How the spec's git bundles are checked out: --refresh, --git-timeout, --git-cache.
   GitOptions git;
+  // The index cache folder (--index-cache, --no-index-cache); none when empty.
+  std::filesystem::path index_cache;
   // A run that starts a folder first forecasts its spend (harness/forecast.hpp,
   // the plan run offline with sim) and records it in manifest.json; false
   // leaves the manifest without one.

@@ -55,7 +55,7 @@ void add_search_flags(CLI::App& cmd, SearchFlags& flags) {
   cmd.add_option("--depth", flags.hybrid.depth, "Hits each ranking contributes to the fusion")
       ->check(number_in(harness::limits::fusion_depth))
       ->capture_default_str();
-  add_git_flags(cmd, flags.git);
+  add_source_flags(cmd, flags.git);
   cmd.add_option("--rerank", flags.hybrid.rerank,
                  "Reorder hybrid's top hits with a reranker: sim (offline) or http:MODEL (a /rerank endpoint)");
   cmd.add_option("--rerank-cache", flags.hybrid.rerank_cache, "SQLite file that keeps rerank scores between runs");
@@ -129,14 +129,15 @@ std::unique_ptr<HybridRanking> make_retrieval(const retrieval::Bundle& bundle, R
   return std::make_unique<HybridRanking>(bundle, flags.hybrid);
 }
 
-retrieval::Bundle load_bundle_for_search(const std::string& path, const SearchFlags& flags) {
+retrieval::CachedBundle load_bundle_for_search(const std::string& path, const SearchFlags& flags) {
   const harness::BundleSourceFolder source = harness::BundleSourceFolder::open(path, flags.git);
   if (!std::filesystem::is_directory(source.root())) {
     throw InputError(path + " is not a directory: pass the root of an OKF bundle or a git URL");
   }
-  retrieval::Bundle bundle = retrieval::Bundle::load(source.root(), flags.load_options());
-  warn_skipped(bundle, path);
-  return bundle;
+  retrieval::CachedBundle loaded =
+      harness::load_cached_bundle(source.root(), flags.load_options(), flags.config(), flags.git.index_cache_dir());
+  warn_skipped(loaded.bundle, path);
+  return loaded;
 }
 
 void warn_skipped(const retrieval::Bundle& bundle, const std::string& path) {

@@ -52,7 +52,7 @@ struct SearchFlags {
   std::string stemmer = "none";
   std::string stopwords = "none";
   std::string profile = "okf";
-  harness::GitFlags git;
+  harness::SourceFlags git;
 
   // UsageError for an unknown stemmer, stop word list or profile.
   retrieval::IndexConfig config() const;
@@ -90,10 +90,11 @@ std::unique_ptr<HybridRanking> make_hybrid(const retrieval::Bundle& bundle, cons
 // nullptr for bm25f; UsageError for an unknown method.
 std::unique_ptr<HybridRanking> make_retrieval(const retrieval::Bundle& bundle, RetrievalFlags flags);
 
-// Loads a bundle for searching from a folder or a git source; InputError
-// when `path` is neither a directory nor a git source.
-// Reports the number of error diagnostics on stderr (they do not stop search).
-retrieval::Bundle load_bundle_for_search(const std::string& path, const SearchFlags& flags);
+// Loads a bundle for searching from a folder or a git source, through the
+// index cache, with its index for flags.config(); InputError when `path` is
+// neither a directory nor a git source. Reports the number of error
+// diagnostics on stderr (they do not stop search).
+retrieval::CachedBundle load_bundle_for_search(const std::string& path, const SearchFlags& flags);
 // The stderr line that says how many files of `path` were skipped with errors.
 void warn_skipped(const retrieval::Bundle& bundle, const std::string& path);
 

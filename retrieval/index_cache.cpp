@@ -235,7 +235,7 @@ std::optional<CachedBundle> read_cache(const fs::path& file, const fs::path& roo
     if (r.get_bool()) index.emplace(SearchIndex::restore(r, bundle));
     if (!r.done()) throw CorruptCache("bytes after the end");
     if (!index || !same_index(index->config(), config)) index.emplace(SearchIndex::build(bundle, config));
-    return CachedBundle{std::move(bundle), std::move(*index), true, "", "", file};
+    return CachedBundle{std::move(bundle), std::move(*index), true, "", "", false, file};
   } catch (const CorruptCache& e) {
     reason = fmt::format("corrupt: {}", e.what());
     corrupt = true;
@@ -317,7 +317,7 @@ CachedBundle load_cached(const fs::path& root, const LoadOptions& options, const
   if (dir.empty() || error) {  // no cache, or a root Bundle::load reports properly
     Bundle bundle = Bundle::load(root, options);
     SearchIndex index = SearchIndex::build(bundle, config);
-    return {std::move(bundle), std::move(index), false, "no cache folder", "", {}};
+    return {std::move(bundle), std::move(index), false, "no cache folder", "", false, {}};
   }
   const fs::path file = index_cache_file(dir, canonical, options);
   std::string reason;
@@ -331,7 +331,7 @@ CachedBundle load_cached(const fs::path& root, const LoadOptions& options, const
   std::string note;
   if (corrupt) note = fmt::format("index cache {} was {}; rebuilt", file.string(), reason);
   if (!written.empty()) note += (note.empty() ? "" : "; ") + fmt::format("index cache not written: {}", written);
-  return {std::move(bundle), std::move(index), false, std::move(reason), std::move(note), file};
+  return {std::move(bundle), std::move(index), false, std::move(reason), std::move(note), written.empty(), file};
 }
 
 }  // namespace okfbench::retrieval

@@ -54,6 +54,7 @@ struct CachedBundle {
   // A problem worth a one-line warning: a corrupt cache file was replaced,
   // or the cache could not be written (and why); "" when none.
   std::string note;
+  bool written = false;  // this load wrote the cache file
   std::filesystem::path file;  // the cache file; empty when there is no cache folder
 };
 

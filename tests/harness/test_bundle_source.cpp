@@ -25,7 +25,7 @@ TEST(BundleSourceFolder, AFolderIsItselfAndNamedAfterItself) {
   EXPECT_EQ(folder.root(), "tests/data/kb/sales/");
   EXPECT_EQ(folder.name(), "sales");
   EXPECT_EQ(folder.checkout(), nullptr);
-  GitFlags flags;
+  SourceFlags flags;
   flags.ref = "v1";
   EXPECT_THROW(BundleSourceFolder::open("tests/data/kb/sales", flags), UsageError);
   EXPECT_EQ(folder_name("a/b/"), "b");

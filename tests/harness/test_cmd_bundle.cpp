@@ -5,6 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+#include <filesystem>
+
 #include "tests/support/test_support.hpp"
 
 namespace okfbench::cli {
@@ -269,6 +272,107 @@ TEST(CmdBundle, TaskTagIsForTheExpertiseProfileOnly) {
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_THAT(result.err, HasSubstr("--task-tag applies to --profile expertise only"));
 }
+
+
+// `okfbench index` and the cache every bundle command loads through
+// (retrieval/index_cache.hpp).
+namespace index_cache {
+namespace fs = std::filesystem;
+
+// A copy of the demo bundle whose mtimes are a minute old, so no stamp is
+// racy and a second command finds the cache current.
+fs::path aged_demo(const std::string& name) {
+  const fs::path root = okfbench::test::fresh_dir(name) / "demo";
+  fs::copy(demo(), root, fs::copy_options::recursive);
+  const auto then = fs::file_time_type::clock::now() - std::chrono::minutes(1);
+  for (const auto& entry : fs::recursive_directory_iterator(root)) fs::last_write_time(entry.path(), then);
+  fs::last_write_time(root, then);
+  return root;
+}
+
+std::vector<fs::path> files_in(const fs::path& dir) {
+  std::vector<fs::path> out;
+  if (fs::is_directory(dir))
+    for (const auto& entry : fs::directory_iterator(dir)) out.push_back(entry.path());
+  return out;
+}
+
+TEST(CmdBundle, IndexWritesTheCacheThenFindsItCurrentThenStale) {
+  const fs::path root = aged_demo("cmd-index");
+  const fs::path cache = okfbench::test::fresh_dir("cmd-index-cache");
+  const std::string args = "index " + root.string() + " --index-cache " + cache.string();
+  CommandResult first = okfbench(args);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  ASSERT_EQ(files_in(cache).size(), 1u);
+  const std::string file = files_in(cache).front().string();
+  EXPECT_THAT(first.out, ::testing::StartsWith(file + ": written (30 concepts, 30 indexed, "));
+  EXPECT_THAT(first.out, HasSubstr(" s; no cache file)\n"));
+  CommandResult second = okfbench(args + " --json");
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  const auto json = nlohmann::json::parse(second.out);
+  EXPECT_EQ(json["state"], "current");
+  EXPECT_EQ(json["file"], file);
+  EXPECT_EQ(json["concepts"], 30);
+  EXPECT_EQ(json["cache_bytes"], fs::file_size(file));
+  okfbench::test::write_file(root / "glossary/new-term.md", "---\ntype: Term\n---\n\nA new term.\n");
+  CommandResult third = okfbench(args);
+  EXPECT_THAT(third.out, HasSubstr(": written (31 concepts, 31 indexed, "));
+  EXPECT_THAT(third.out, HasSubstr("; stale: directory 'glossary' changed)\n"));
+}
+
+TEST(CmdBundle, IndexRefusesNoCacheAndReportsAFolderItCannotWrite) {
+  const fs::path root = aged_demo("cmd-index-refuse");
+  CommandResult off = okfbench("index " + root.string() + " --no-index-cache");
+  EXPECT_EQ(off.exit_code, 2);
+  EXPECT_THAT(off.err, HasSubstr("okfbench index writes the index cache: drop --no-index-cache"));
+  const fs::path blocker = okfbench::test::fresh_dir("cmd-index-blocked") / "file";
+  okfbench::test::write_file(blocker, "in the way\n");
+  CommandResult blocked = okfbench("index " + root.string() + " --index-cache " + (blocker / "sub").string());
+  EXPECT_EQ(blocked.exit_code, 1);
+  EXPECT_THAT(blocked.err, HasSubstr("the index cache was not written (index cache not written: cannot create "));
+}
+
+TEST(CmdBundle, CommandsLoadThroughTheIndexCacheUnlessToldNot) {
+  const fs::path root = aged_demo("cmd-index-implicit");
+  const fs::path cache = okfbench::test::fresh_dir("cmd-index-implicit-cache");
+  const fs::path unused = okfbench::test::fresh_dir("cmd-index-implicit-unused");
+  const std::string query = " \"backup restore\" --k 5 --json";
+  CommandResult plain = okfbench("search --no-index-cache --index-cache " + unused.string() + " " + root.string() + query);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_TRUE(files_in(unused).empty());
+  for (int run = 0; run < 2; ++run) {  // writes the cache, then reads it
+    CommandResult cached = okfbench("search --index-cache " + cache.string() + " " + root.string() + query);
+    EXPECT_EQ(cached.out, plain.out);
+    EXPECT_EQ(cached.err, "");
+  }
+  EXPECT_EQ(files_in(cache).size(), 1u);
+  for (const char* command : {"validate --now 2026-11-29T00:00:00Z", "browse"}) {
+    CommandResult uncached = okfbench(std::string(command) + " --no-index-cache " + root.string());
+    CommandResult cached = okfbench(std::string(command) + " --index-cache " + cache.string() + " " + root.string());
+    EXPECT_EQ(cached.out, uncached.out) << command;
+    EXPECT_EQ(cached.exit_code, uncached.exit_code) << command;
+  }
+}
+
+TEST(CmdBundle, ACorruptIndexCacheIsAWarningAndTheAnswerIsTheSame) {
+  const fs::path root = aged_demo("cmd-index-corrupt");
+  const fs::path cache = okfbench::test::fresh_dir("cmd-index-corrupt-cache");
+  const std::string validate =
+      "validate --now 2026-11-29T00:00:00Z --index-cache " + cache.string() + " " + root.string();
+  CommandResult first = okfbench(validate);
+  ASSERT_EQ(files_in(cache).size(), 1u);
+  const fs::path file = files_in(cache).front();
+  std::string bytes = okfbench::test::read_file(file);
+  bytes[bytes.size() / 3] ^= 0x01;
+  okfbench::test::write_file(file, bytes);
+  CommandResult again = okfbench(validate);
+  EXPECT_EQ(again.out, first.out);
+  EXPECT_EQ(again.exit_code, first.exit_code);
+  EXPECT_EQ(again.err, "okfbench: warning: index cache " + file.string() + " was corrupt: checksum mismatch; rebuilt\n");
+  EXPECT_EQ(okfbench(validate).err, "");
+}
+
+}  // namespace index_cache
 
 }  // namespace
 }  // namespace okfbench::cli

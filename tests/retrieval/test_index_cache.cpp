@@ -92,11 +92,13 @@ TEST(IndexCache, ARestoredBundleAndIndexAreTheLoadedOnes) {
     EXPECT_FALSE(first.from_cache);
     EXPECT_EQ(first.reason, "no cache file");
     EXPECT_EQ(first.note, "");
+    EXPECT_TRUE(first.written);
     EXPECT_TRUE(fs::is_regular_file(first.file));
     EXPECT_EQ(snapshot(first.bundle, first.index), expected);
     CachedBundle second = load_cached(root, {}, {}, cache);
     EXPECT_TRUE(second.from_cache) << second.reason;
     EXPECT_EQ(second.file, first.file);
+    EXPECT_FALSE(second.written);
     EXPECT_EQ(snapshot(second.bundle, second.index), expected);
     EXPECT_EQ(second.bundle.root(), fs::canonical(root));
   }
@@ -283,6 +285,7 @@ TEST(IndexCache, AFolderThatCannotBeWrittenIsANoteNotAnError) {
   const fs::path root = small_bundle("cache-blocked");
   CachedBundle loaded = load_cached(root, {}, {}, blocked / "index");
   EXPECT_FALSE(loaded.from_cache);
+  EXPECT_FALSE(loaded.written);
   EXPECT_TRUE(loaded.note.starts_with("index cache not written: cannot create ")) << loaded.note;
   EXPECT_EQ(snapshot(loaded.bundle, loaded.index), fresh_snapshot(root));
   CachedBundle none = load_cached(root, {}, {}, {});
