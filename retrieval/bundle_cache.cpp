@@ -1,7 +1,7 @@
 // Bundle::save and Bundle::restore: a loaded bundle in the index cache's
 // byte format (retrieval/binary_io.hpp). What finalize() derives (resolved
-// links, backlinks, link diagnostics, counts) is not stored: restore() runs
-// finalize() again, so a restored bundle is the loaded one by construction.
+// links, backlinks, diagnostics, counts) is stored as well: running it again
+// was half of a restore's time. The raw links stay, for remember().
 #include "retrieval/binary_io.hpp"
 #include "retrieval/bundle_impl.hpp"
 
@@ -46,6 +46,24 @@ RawLink get_raw_link(Reader& r) {
   link.from_frontmatter = r.get_bool();
   link.form = r.get_enum(LinkForm::embed);
   link.written = r.get_string();
+  return link;
+}
+
+void put(Writer& w, const Link& link) {
+  for (const std::string* field : {&link.target, &link.raw, &link.relation, &link.text}) w.put_string(*field);
+  w.put<std::int32_t>(link.line);
+  w.put<std::uint8_t>(link.resolved);
+  w.put<std::uint8_t>(link.from_frontmatter);
+  w.put<std::uint8_t>(static_cast<std::uint8_t>(link.form));
+}
+
+Link get_link(Reader& r) {
+  Link link;
+  for (std::string* field : {&link.target, &link.raw, &link.relation, &link.text}) *field = r.get_string();
+  link.line = r.get<std::int32_t>();
+  link.resolved = r.get_bool();
+  link.from_frontmatter = r.get_bool();
+  link.form = r.get_enum(LinkForm::embed);
   return link;
 }
 
@@ -125,6 +143,7 @@ void put(Writer& w, const Concept& c) {
   }
   w.put<std::uint64_t>(c.bytes);
   put(w, c.lifecycle);
+  put_list(w, c.links, [&](const Link& link) { put(w, link); });
 }
 
 Concept get_concept(Reader& r) {
@@ -146,6 +165,7 @@ Concept get_concept(Reader& r) {
   }
   c.bytes = r.get<std::uint64_t>();
   c.lifecycle = get_lifecycle(r);
+  c.links = get_list(r, 39, [&] { return get_link(r); });
   return c;
 }
 
@@ -159,6 +179,16 @@ detail::StoredLogEntry get_log_entry(Reader& r) {
   for (std::string* field : {&e.entry.date, &e.entry.kind, &e.entry.text, &e.entry.scope}) *field = r.get_string();
   e.targets = r.get_strings();
   return e;
+}
+
+// neighbors() follows backlinks by index: every one must name a link there is.
+void check_edges(const std::vector<Concept>& concepts,
+                 const std::vector<std::vector<std::pair<std::size_t, std::size_t>>>& backlinks) {
+  if (backlinks.size() != concepts.size()) throw detail::CorruptCache("backlinks and concepts differ in number");
+  for (const auto& edges : backlinks)
+    for (const auto& [source, link] : edges)
+      if (source >= concepts.size() || link >= concepts[source].links.size())
+        throw detail::CorruptCache("a backlink names a link that is not there");
 }
 
 }  // namespace
@@ -187,6 +217,15 @@ void Bundle::save(Writer& w) const {
     put_list(w, log.second, [&](const detail::StoredLogEntry& e) { put(w, e); });
   });
   w.put<std::uint64_t>(impl.total_bytes);
+  put_list(w, impl.diagnostics, [&](const Diagnostic& d) { put(w, d); });
+  put_list(w, impl.backlinks, [&](const auto& edges) {
+    put_list(w, edges, [&](const std::pair<std::size_t, std::size_t>& edge) {
+      w.put<std::uint64_t>(edge.first);
+      w.put<std::uint64_t>(edge.second);
+    });
+  });
+  w.put<std::uint64_t>(impl.link_count);
+  w.put<std::uint64_t>(impl.broken_link_count);
 }
 
 Bundle Bundle::restore(Reader& r, const fs::path& root, const LoadOptions& options) {
@@ -216,7 +255,16 @@ Bundle Bundle::restore(Reader& r, const fs::path& root, const LoadOptions& optio
     return std::pair(std::move(scope), get_list(r, 40, [&] { return get_log_entry(r); }));
   });
   impl.total_bytes = r.get<std::uint64_t>();
-  impl.finalize();
+  impl.diagnostics = get_list(r, 21, [&] { return get_diagnostic(r); });
+  impl.backlinks = get_list(r, 8, [&] {
+    return get_list(r, 16, [&] {  // braces: the two reads happen in order
+      return std::pair<std::size_t, std::size_t>{r.get<std::uint64_t>(), r.get<std::uint64_t>()};
+    });
+  });
+  impl.link_count = r.get<std::uint64_t>();
+  impl.broken_link_count = r.get<std::uint64_t>();
+  check_edges(impl.concepts, impl.backlinks);
+  impl.index_names();
   return bundle;
 }
 

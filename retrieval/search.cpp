@@ -706,11 +706,14 @@ SearchIndex SearchIndex::restore(detail::Reader& r, const Bundle& bundle) {
   for (std::size_t* x : {&index.stats.documents, &index.stats.terms, &index.stats.postings, &index.stats.tokens})
     *x = r.get<std::uint64_t>();
   check_restored(index);
+  // Both are sorted by id, so one pass pairs them.
   index.concepts.reserve(index.ids.size());
+  auto next = bundle.concepts().begin();
   for (const std::string& id : index.ids) {
-    const Concept* c = bundle.find(id);
-    if (!c) throw detail::CorruptCache("the search index names a concept the bundle does not have");
-    index.concepts.push_back(c);
+    while (next != bundle.concepts().end() && next->id < id) ++next;
+    if (next == bundle.concepts().end() || next->id != id)
+      throw detail::CorruptCache("the search index names a concept the bundle does not have");
+    index.concepts.push_back(&*next++);
   }
   return out;
 }
