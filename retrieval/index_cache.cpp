@@ -32,8 +32,15 @@ using detail::Stamp;
 using detail::Writer;
 
 // Bumped whenever binary_io's layout of anything in the file changes.
-constexpr std::uint32_t kFormat = 2;
+constexpr std::uint32_t kFormat = 3;
 constexpr char kMagic[8] = {'O', 'K', 'F', 'B', 'I', 'D', 'X', '\n'};
+
+// A whole cache file in another format (another okfbench wrote it): not
+// corrupt, only not ours to read; rebuilt without a warning.
+class OtherFormat : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 struct Header {
   char magic[8];
@@ -114,6 +121,58 @@ std::array<unsigned char, 32> sha256(std::string_view bytes) {
   return digest.finish();
 }
 
+// The payload checksum: SHA-256 over the SHA-256 of each kBlock bytes (the
+// last block shorter), so that a reader checks the blocks on all cores.
+constexpr std::size_t kBlock = std::size_t{16} << 20;
+
+// The checksum of bytes streamed in through add().
+class BlockDigest {
+ public:
+  void add(std::string_view bytes) {
+    while (!bytes.empty()) {
+      const std::size_t take = std::min(bytes.size(), kBlock - filled_);
+      block_.add(bytes.substr(0, take));
+      filled_ += take;
+      bytes.remove_prefix(take);
+      if (filled_ == kBlock) end_block();
+    }
+  }
+  std::array<unsigned char, 32> finish() {
+    if (filled_ > 0) end_block();
+    return sha256(sums_);
+  }
+
+ private:
+  void end_block() {
+    const auto sum = block_.finish();
+    sums_.append(reinterpret_cast<const char*>(sum.data()), sum.size());
+    block_ = Digest();
+    filled_ = 0;
+  }
+  Digest block_;
+  std::size_t filled_ = 0;
+  std::string sums_;
+};
+
+// The same checksum of bytes in memory, blocks hashed on several threads.
+std::array<unsigned char, 32> block_checksum(std::string_view bytes) {
+  const std::size_t blocks = (bytes.size() + kBlock - 1) / kBlock;
+  std::string sums(blocks * 32, '\0');
+  const std::size_t threads = std::clamp<std::size_t>(blocks, 1, std::max(1u, std::thread::hardware_concurrency()));
+  auto hash = [&](std::size_t t) {
+    for (std::size_t b = t; b < blocks; b += threads) {
+      const auto sum = sha256(bytes.substr(b * kBlock, kBlock));
+      std::memcpy(sums.data() + b * 32, sum.data(), sum.size());
+    }
+  };
+  {
+    std::vector<std::jthread> workers;
+    for (std::size_t t = 1; t < threads; ++t) workers.emplace_back(hash, t);
+    hash(0);
+  }
+  return sha256(sums);
+}
+
 // A read-only mapping of a whole file.
 class Mapping {
  public:
@@ -155,11 +214,13 @@ std::string_view checked_payload(const Mapping& file) {
   if (file.size() < sizeof header) throw CorruptCache("shorter than its header");
   std::memcpy(&header, file.data(), sizeof header);
   if (std::memcmp(header.magic, kMagic, sizeof kMagic) != 0) throw CorruptCache("not an okfbench index cache");
-  if (header.format != kFormat || header.header_bytes != sizeof header)
-    throw CorruptCache(fmt::format("format {} (this okfbench writes format {})", header.format, kFormat));
+  if (header.format != kFormat)
+    throw OtherFormat(fmt::format("written in format {} by another okfbench (this one writes format {})",
+                                  header.format, kFormat));
+  if (header.header_bytes != sizeof header) throw CorruptCache("the header's length is wrong");
   if (header.payload_bytes != file.size() - sizeof header) throw CorruptCache("truncated or extended");
   std::string_view payload(file.data() + sizeof header, file.size() - sizeof header);
-  if (sha256(payload) != std::to_array(header.sha256)) throw CorruptCache("checksum mismatch");
+  if (block_checksum(payload) != std::to_array(header.sha256)) throw CorruptCache("checksum mismatch");
   return payload;
 }
 
@@ -261,6 +322,9 @@ std::optional<CachedBundle> read_cache(const fs::path& file, const fs::path& roo
     if (!r.done()) throw CorruptCache("bytes after the end");
     if (!index || !same_index(index->config(), config)) index.emplace(SearchIndex::build(bundle, config));
     return CachedBundle{std::move(bundle), std::move(*index), true, "", "", false, file};
+  } catch (const OtherFormat& e) {
+    reason = e.what();
+    return std::nullopt;
   } catch (const CorruptCache& e) {
     reason = fmt::format("corrupt: {}", e.what());
     corrupt = true;
@@ -271,7 +335,7 @@ std::optional<CachedBundle> read_cache(const fs::path& file, const fs::path& roo
 // Streams the cache to `fd`: header space first, the header last.
 void write_payload(int fd, const std::string& key, std::int64_t start, const Manifest& manifest, const Bundle& bundle,
                    const SearchIndex& index) {
-  Digest digest;
+  BlockDigest digest;
   std::uint64_t written = 0;
   auto sink = [&](std::string_view bytes) {
     digest.add(bytes);

@@ -5,7 +5,8 @@
 // File: <dir>/<32 hex digits>.okfidx, named after the bundle's canonical
 // root and the load options that change what a load yields (profile and the
 // three size limits). It holds a header (format version, payload length,
-// SHA-256 of the payload), the manifest of the load that wrote it, the
+// the payload's checksum: SHA-256 over the SHA-256 of each 16 MiB block,
+// which a reader checks on all cores), the manifest of the load that wrote it, the
 // bundle and its search index. It is written to a temporary file beside it
 // and renamed into place, so a reader sees an old file or a new one, never
 // half of one; processes that build at once each write a whole file and the
