@@ -32,6 +32,7 @@ struct Stamp {
   std::string path;  // bundle-relative, as the walk reached it ("" = the root)
   std::uint64_t size = 0;
   std::int64_t mtime_ns = 0;
+  std::int64_t ctime_ns = 0;  // the inode's change time: set by every write, chmod or utime, never by hand
   std::uint64_t inode = 0;
   std::array<unsigned char, 16> digest{};  // files: the first bytes of the SHA-256 of the bytes read
 };

@@ -287,8 +287,8 @@ void walk_bundle(const fs::path& root, const LoadOptions& options, DirectoryHand
 }
 
 Stamp stamp_of(std::string path, const struct stat& info) {
-  return {std::move(path), static_cast<std::uint64_t>(info.st_size),
-          static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec,
+  auto ns = [](const timespec& t) { return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec; };
+  return {std::move(path), static_cast<std::uint64_t>(info.st_size), ns(info.st_mtim), ns(info.st_ctim),
           static_cast<std::uint64_t>(info.st_ino), {}};
 }
 

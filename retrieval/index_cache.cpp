@@ -1,6 +1,7 @@
 #include "retrieval/index_cache.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -32,7 +34,7 @@ using detail::Stamp;
 using detail::Writer;
 
 // Bumped whenever binary_io's layout of anything in the file changes.
-constexpr std::uint32_t kFormat = 3;
+constexpr std::uint32_t kFormat = 4;
 constexpr char kMagic[8] = {'O', 'K', 'F', 'B', 'I', 'D', 'X', '\n'};
 
 // A whole cache file in another format (another okfbench wrote it): not
@@ -77,17 +79,19 @@ void put_stamps(Writer& w, const std::vector<Stamp>& stamps) {
     w.put_string(s.path);
     w.put(s.size);
     w.put(s.mtime_ns);
+    w.put(s.ctime_ns);
     w.put(s.inode);
     w.put(s.digest);
   }
 }
 
 std::vector<Stamp> get_stamps(Reader& r) {
-  std::vector<Stamp> out(r.count(8 + 8 + 8 + 8 + 16));
+  std::vector<Stamp> out(r.count(8 + 8 + 8 + 8 + 8 + 16));
   for (Stamp& s : out) {
     s.path = r.get_string();
     s.size = r.get<std::uint64_t>();
     s.mtime_ns = r.get<std::int64_t>();
+    s.ctime_ns = r.get<std::int64_t>();
     s.inode = r.get<std::uint64_t>();
     s.digest = r.get<std::array<unsigned char, 16>>();
   }
@@ -237,8 +241,9 @@ std::string file_change(int root_fd, const Stamp& file, std::int64_t start) {
   struct stat info {};
   if (::fstatat(root_fd, file.path.c_str(), &info, 0) != 0) return fmt::format("'{}' is gone", file.path);
   const Stamp now = detail::stamp_of(file.path, info);
-  const bool same_stamp = now.size == file.size && now.mtime_ns == file.mtime_ns && now.inode == file.inode;
-  if (same_stamp && file.mtime_ns < start) return {};
+  const bool same_stamp = now.size == file.size && now.mtime_ns == file.mtime_ns && now.ctime_ns == file.ctime_ns &&
+                          now.inode == file.inode;
+  if (same_stamp && file.mtime_ns < start && file.ctime_ns < start) return {};
   return same_content(root_fd, file) ? std::string() : fmt::format("'{}' changed", file.path);
 }
 
@@ -271,7 +276,7 @@ std::string first_change(int root_fd, const Manifest& manifest, std::int64_t sta
     if (::fstatat(root_fd, dir.path.empty() ? "." : dir.path.c_str(), &info, 0) != 0)
       return fmt::format("directory '{}' is gone", dir.path);
     const Stamp now = detail::stamp_of(dir.path, info);
-    if (now.mtime_ns != dir.mtime_ns || now.inode != dir.inode)
+    if (now.mtime_ns != dir.mtime_ns || now.ctime_ns != dir.ctime_ns || now.inode != dir.inode)
       return fmt::format("directory '{}' changed", dir.path);
     if (dir.mtime_ns >= start) return fmt::format("directory '{}' changed while the cache was written", dir.path);
   }
@@ -364,6 +369,26 @@ void write_payload(int fd, const std::string& key, std::int64_t start, const Man
     throw std::system_error(errno ? errno : ENOSPC, std::generic_category(), "cannot write the cache file");
 }
 
+// Removes the temporary files killed writers left in the cache folder
+// ("<name>.okfidx.tmp.<pid>.<n>" of a pid that is not running): each can be
+// as large as a cache file.
+void remove_leftovers(const fs::path& dir) {
+  std::error_code error;
+  constexpr std::string_view kMark = ".okfidx.tmp.";
+  for (const auto& entry : fs::directory_iterator(dir, error)) {
+    const std::string name = entry.path().filename().string();
+    const std::size_t mark = name.find(kMark);
+    if (mark == std::string::npos) continue;
+    const std::size_t from = mark + kMark.size();
+    const std::string pid = name.substr(from, name.find('.', from) - from);
+    char* end = nullptr;
+    errno = 0;
+    const long value = std::strtol(pid.c_str(), &end, 10);
+    if (pid.empty() || *end != '\0' || errno != 0 || value <= 0 || value > INT32_MAX) continue;
+    if (::kill(static_cast<pid_t>(value), 0) != 0 && errno == ESRCH) fs::remove(entry.path(), error);
+  }
+}
+
 // Writes the cache file whole under a temporary name, then renames it into
 // place. "" when written; otherwise why not (and nothing is left behind).
 std::string write_cache(const fs::path& file, const std::string& key, std::int64_t start, const Manifest& manifest,
@@ -372,6 +397,7 @@ std::string write_cache(const fs::path& file, const std::string& key, std::int64
   std::error_code error;
   fs::create_directories(file.parent_path(), error);
   if (error) return fmt::format("cannot create {}: {}", file.parent_path().string(), error.message());
+  remove_leftovers(file.parent_path());
   const fs::path temporary =
       file.string() + fmt::format(".tmp.{}.{}", ::getpid(), counter.fetch_add(1, std::memory_order_relaxed));
   FileDescriptor fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));

@@ -15,19 +15,26 @@
 // cache written again.
 //
 // When the cache is current (the rule): the manifest stamps every directory
-// the load listed and every markdown file it read (size, mtime in ns, inode,
-// and the SHA-256 of the bytes read), each stamped before it was read.
-//   1. Every directory must have its stamped mtime and inode: adding,
-//      removing or renaming an entry changes its directory's mtime.
-//   2. A file whose size, mtime and inode are as stamped is unchanged.
-//   3. Otherwise (a `touch`, a copy over it) the file is read and its SHA-256
-//      compared with the stamped one: equal content keeps the cache.
-//   4. Racy stamps: a directory or file whose stamped mtime is not older
-//      than the moment the load began could have changed again within the
-//      same clock tick; such a directory makes the cache stale, such a file
-//      is always compared by content (rule 3).
-// Not seen: a file changed in place with its mtime set back to the stamped
-// value and the same size (as `make` and git would not see it either).
+// the load listed and every markdown file it read (size, mtime and ctime in
+// ns, inode, and the SHA-256 of the bytes read), each stamped before it was
+// read.
+//   1. Every directory must have its stamped mtime, ctime and inode: adding,
+//      removing or renaming an entry changes its directory's mtime, and a
+//      chmod its ctime.
+//   2. A file whose size, mtime, ctime and inode are as stamped is
+//      unchanged. The ctime moves with every write, chmod and utime and
+//      cannot be set back, so a file rewritten with its old mtime and size
+//      restored (`touch -d`, `cp -p`, `rsync -t`) is still seen.
+//   3. Otherwise (a `touch`, a copy of the same bytes over it) the file is
+//      read and its SHA-256 compared with the stamped one: equal content
+//      keeps the cache. (It is read again on every start until the cache is
+//      next written.)
+//   4. Racy stamps: a directory whose stamped mtime, or a file whose
+//      stamped mtime or ctime, is not older than the moment the load began
+//      could have changed again within the same clock tick; such a directory
+//      makes the cache stale, such a file is always compared by content.
+// Not seen: changes inside folders the load skips (hidden ones) and files
+// it does not read (not markdown), as a load would not see them either.
 #include <filesystem>
 #include <optional>
 #include <string>

@@ -9,9 +9,10 @@
 # latency p50/p99 over the question set in one process (`eval`). Times are
 # wall seconds (best of --runs for the short ones), memory the peak resident
 # set (/usr/bin/time) against the bundle's markdown bytes.
-#   scripts/bench-index.sh [--build DIR] [--concepts N] [--questions N] [--runs N] [--work DIR]
+#   scripts/bench-index.sh [--build DIR | --program PATH] [--concepts N] [--questions N] [--runs N] [--work DIR]
 # --work keeps the bundle and the cache there (default: a temporary folder,
-# removed at the end). Needs cmake and GNU time (scripts/setup.sh installs them).
+# removed at the end); --program times that okfbench instead of building one
+# (so a long run is not disturbed by a rebuild). Needs cmake and GNU time (scripts/setup.sh installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +21,7 @@ concepts=100000
 questions=200
 runs=5
 work=""
+program=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build) build="$2"; shift 2 ;;
@@ -27,14 +29,19 @@ while [[ $# -gt 0 ]]; do
     --questions) questions="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
     --work) work="$2"; shift 2 ;;
-    *) echo "usage: scripts/bench-index.sh [--build DIR] [--concepts N] [--questions N] [--runs N] [--work DIR]" >&2; exit 2 ;;
+    --program) program="$2"; shift 2 ;;
+    *) echo "usage: scripts/bench-index.sh [--build DIR | --program PATH] [--concepts N] [--questions N] [--runs N] [--work DIR]" >&2; exit 2 ;;
   esac
 done
 [[ -x /usr/bin/time ]] || { echo "bench-index: /usr/bin/time (GNU time) is missing; run scripts/setup.sh" >&2; exit 1; }
 
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j2 --target okfbench >/dev/null
-okfbench="$(cd "$build" && pwd)/harness/okfbench"
+if [[ -n "$program" ]]; then
+  okfbench="$(cd "$(dirname "$program")" && pwd)/$(basename "$program")"
+else
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$build" -j2 --target okfbench >/dev/null
+  okfbench="$(cd "$build" && pwd)/harness/okfbench"
+fi
 
 if [[ -z "$work" ]]; then
   work=$(mktemp -d)

@@ -87,7 +87,13 @@ if [[ -f "$OKFBENCH_DATA/collections/scifact/corpus.jsonl" ]]; then
   echo "bench: scripts/bench-tokens.sh" >&2
   scripts/bench-tokens.sh --build "$build" >"$work/bench-tokens.txt" || echo "bench: bench-tokens.sh failed" >&2
 fi
+echo "bench: scripts/bench-index.sh (100,000 concepts)" >&2
+scripts/bench-index.sh --build "$build" --runs "$runs" --concepts 100000 >"$work/bench-index.txt" ||
+  echo "bench: bench-index.sh failed" >&2
 if [[ $mode == full ]]; then
+  echo "bench: scripts/bench-index.sh (1,000,000 concepts)" >&2
+  scripts/bench-index.sh --build "$build" --runs 2 --concepts 1000000 >"$work/bench-index-1m.txt" ||
+    echo "bench: bench-index.sh (1,000,000) failed" >&2
   echo "bench: scripts/bench-explorer.sh" >&2
   scripts/bench-explorer.sh --build "$build" >"$work/bench-explorer.txt" || echo "bench: bench-explorer.sh failed" >&2
 fi

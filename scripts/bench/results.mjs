@@ -314,6 +314,8 @@ function allRows() {
 function wholePrograms() {
   const parts = [];
   for (const [file, title] of [["bench-load.txt", "scripts/bench-load.sh"], ["bench-tokens.txt", "scripts/bench-tokens.sh"],
+    ["bench-index.txt", "scripts/bench-index.sh --concepts 100000 (the persistent index)"],
+    ["bench-index-1m.txt", "scripts/bench-index.sh --concepts 1000000"],
     ["bench-explorer.txt", "scripts/bench-explorer.sh (report.html's explorer in Chromium)"]]) {
     const p = path.join(work, file);
     if (fs.existsSync(p)) parts.push(`### ${title}`, "", "```", fs.readFileSync(p, "utf8").trimEnd(), "```", "");

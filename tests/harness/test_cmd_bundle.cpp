@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -318,6 +319,24 @@ TEST(CmdBundle, IndexWritesTheCacheThenFindsItCurrentThenStale) {
   CommandResult third = okfbench(args);
   EXPECT_THAT(third.out, HasSubstr(": written (31 concepts, 31 indexed, "));
   EXPECT_THAT(third.out, HasSubstr("; stale: directory 'glossary' changed)\n"));
+}
+
+TEST(CmdBundle, ProcessesIndexingOneBundleAtOnceAllSucceedAndLeaveOneWholeFile) {
+  const fs::path root = aged_demo("cmd-index-processes");
+  const fs::path work = okfbench::test::fresh_dir("cmd-index-processes-out");
+  const fs::path cache = work / "cache";
+  const std::string one = okfbench::test::okfbench_binary().string() + " index --json --index-cache " +
+                          cache.string() + " " + root.string();
+  CommandResult all = okfbench::test::run_command(
+      "for i in 1 2 3 4; do " + one + " > " + (work / "out").string() + "$i.json & done; wait");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  for (int i = 1; i <= 4; ++i) {
+    const auto json = nlohmann::json::parse(okfbench::test::read_file(work / fmt::format("out{}.json", i)));
+    EXPECT_EQ(json["concepts"], 30);
+    EXPECT_TRUE(json["state"] == "written" || json["state"] == "current") << json.dump();
+  }
+  ASSERT_EQ(files_in(cache).size(), 1u);  // no temporary file left
+  EXPECT_EQ(nlohmann::json::parse(okfbench(one.substr(one.find(" index ") + 1)).out)["state"], "current");
 }
 
 TEST(CmdBundle, IndexRefusesNoCacheAndReportsAFolderItCannotWrite) {

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <unistd.h>
 #include <thread>
 
 #include "tests/support/test_support.hpp"
@@ -136,6 +137,20 @@ TEST(IndexCache, AChangedAddedOrRemovedFileMakesItStale) {
   CachedBundle settled = load_cached(root, {}, {}, cache);
   EXPECT_TRUE(settled.from_cache) << settled.reason;
   EXPECT_EQ(snapshot(settled.bundle, settled.index), fresh_snapshot(root));
+}
+
+TEST(IndexCache, AFileRewrittenWithItsOldMtimeAndSizeIsSeenByItsCtime) {
+  const fs::path cache = fresh_dir("index-cache-ctime");
+  const fs::path root = small_bundle("cache-ctime");
+  const fs::path page = root / "notes/churn.md";
+  const auto old_mtime = fs::last_write_time(page);
+  load_cached(root, {}, {}, cache);
+  std::this_thread::sleep_for(20ms);  // past the clock tick the load began in
+  write_file(page, concept_md("type: Note\ntitle: Churn\n", "Active users churn weekly.\n"));  // same size
+  fs::last_write_time(page, old_mtime);  // as `touch -d` or `cp -p` would
+  CachedBundle seen = load_cached(root, {}, {}, cache);
+  EXPECT_EQ(seen.reason, "stale: 'notes/churn.md' changed");
+  EXPECT_EQ(seen.bundle.find("notes/churn")->body, "\nActive users churn weekly.\n");
 }
 
 TEST(IndexCache, ATouchedFileWithTheSameBytesKeepsTheCache) {
@@ -314,6 +329,23 @@ TEST(IndexCache, ConcurrentLoadsAllSeeTheBundleAndLeaveOneWholeFile) {
   ASSERT_EQ(files.size(), 1u) << fmt::format("{}", fmt::join(files, " "));
   EXPECT_TRUE(files[0].ends_with(".okfidx"));
   EXPECT_TRUE(load_cached(root, {}, {}, cache).from_cache);
+}
+
+TEST(IndexCache, KilledWritersTemporaryFilesAreRemovedByTheNextWrite) {
+  const fs::path cache = fresh_dir("index-cache-leftover");
+  const fs::path root = small_bundle("cache-leftover");
+  const fs::path file = index_cache_file(cache, fs::canonical(root), {});
+  const fs::path dead = file.string() + ".tmp.2147483646.0";  // above any pid_max: no such process
+  const fs::path alive = file.string() + fmt::format(".tmp.{}.7", ::getpid());  // another writer, still running
+  const fs::path other = cache / "0123456789abcdef0123456789abcdef.okfidx.tmp.2147483646.0";  // another bundle's
+  const fs::path unrelated = cache / "notes.txt";
+  for (const fs::path& p : {dead, alive, other, unrelated}) write_file(p, "partial");
+  load_cached(root, {}, {}, cache);
+  EXPECT_FALSE(fs::exists(dead));
+  EXPECT_FALSE(fs::exists(other));
+  EXPECT_TRUE(fs::exists(alive));
+  EXPECT_TRUE(fs::exists(unrelated));
+  EXPECT_TRUE(fs::exists(file));
 }
 
 TEST(IndexCache, AFolderThatCannotBeWrittenIsANoteNotAnError) {
