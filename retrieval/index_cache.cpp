@@ -337,6 +337,17 @@ std::optional<CachedBundle> read_cache(const fs::path& file, const fs::path& roo
   }
 }
 
+// All of `bytes` at `offset`, or std::system_error.
+void write_all(int fd, std::string_view bytes, std::uint64_t offset) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw std::system_error(n < 0 ? errno : ENOSPC, std::generic_category(), "cannot write the cache file");
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+    offset += static_cast<std::uint64_t>(n);
+  }
+}
+
 // Streams the cache to `fd`: header space first, the header last.
 void write_payload(int fd, const std::string& key, std::int64_t start, const Manifest& manifest, const Bundle& bundle,
                    const SearchIndex& index) {
@@ -344,9 +355,7 @@ void write_payload(int fd, const std::string& key, std::int64_t start, const Man
   std::uint64_t written = 0;
   auto sink = [&](std::string_view bytes) {
     digest.add(bytes);
-    if (::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(sizeof(Header) + written)) !=
-        static_cast<ssize_t>(bytes.size()))
-      throw std::system_error(errno ? errno : ENOSPC, std::generic_category(), "cannot write the cache file");
+    write_all(fd, bytes, sizeof(Header) + written);
     written += bytes.size();
   };
   Writer w(sink, std::size_t{4} << 20);
@@ -365,8 +374,7 @@ void write_payload(int fd, const std::string& key, std::int64_t start, const Man
   header.payload_bytes = written;
   const auto sum = digest.finish();
   std::memcpy(header.sha256, sum.data(), sum.size());
-  if (::pwrite(fd, &header, sizeof header, 0) != static_cast<ssize_t>(sizeof header))
-    throw std::system_error(errno ? errno : ENOSPC, std::generic_category(), "cannot write the cache file");
+  write_all(fd, std::string_view(reinterpret_cast<const char*>(&header), sizeof header), 0);
 }
 
 // Removes the temporary files killed writers left in the cache folder
@@ -400,7 +408,8 @@ std::string write_cache(const fs::path& file, const std::string& key, std::int64
   remove_leftovers(file.parent_path());
   const fs::path temporary =
       file.string() + fmt::format(".tmp.{}.{}", ::getpid(), counter.fetch_add(1, std::memory_order_relaxed));
-  FileDescriptor fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  // Owner-only: the file holds the bundle's text, whoever may read the bundle.
+  FileDescriptor fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
   if (fd.get() < 0) return fmt::format("cannot create {}: {}", temporary.string(), std::strerror(errno));
   try {
     write_payload(fd.get(), key, start, manifest, bundle, index);

@@ -35,6 +35,11 @@
 //      makes the cache stale, such a file is always compared by content.
 // Not seen: changes inside folders the load skips (hidden ones) and files
 // it does not read (not markdown), as a load would not see them either.
+//
+// Cache files are readable by their owner only (they hold the bundle's
+// text) and are never changed in place once renamed into place; a file cut
+// short by another program while a process has it mapped is outside this
+// contract (the kernel stops that reader with SIGBUS).
 #include <filesystem>
 #include <optional>
 #include <string>

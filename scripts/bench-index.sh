@@ -7,8 +7,10 @@
 # writing the cache (`index`); `search` from a fresh process with the cache
 # current and without a cache; `index` finding the cache current; query
 # latency p50/p99 over the question set in one process (`eval`). Times are
-# wall seconds (best of --runs for the short ones), memory the peak resident
-# set (/usr/bin/time) against the bundle's markdown bytes.
+# wall seconds (best of --runs for the short ones) and, for the long ones,
+# CPU seconds (user + system, all threads), which grow with the work alone
+# where wall time also waits for the disk; memory is the peak resident set
+# (/usr/bin/time) against the bundle's markdown bytes.
 #   scripts/bench-index.sh [--build DIR | --program PATH] [--concepts N] [--questions N] [--runs N] [--work DIR]
 # --work keeps the bundle and the cache there (default: a temporary folder,
 # removed at the end); --program times that okfbench instead of building one
@@ -51,13 +53,13 @@ mkdir -p "$work"
 bundle="$work/bundle"
 cache="$work/cache"
 
-# "SECONDS KB" of one run of a command (stdout discarded; exit 1 is a
+# "SECONDS KB CPU-SECONDS" of one run of a command (stdout discarded; exit 1 is a
 # finished run for validate, which reports a non-conformant bundle with it).
 timed() {
   local file
   file=$(mktemp)
-  /usr/bin/time -o "$file" -f "%e %M" "$@" >/dev/null 2>&1 || [[ $? -eq 1 ]]
-  cat "$file"
+  /usr/bin/time -o "$file" -f "%e %M %U %S" "$@" >/dev/null 2>&1 || [[ $? -eq 1 ]]
+  awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }' "$file"
   rm -f "$file"
 }
 
@@ -77,28 +79,29 @@ best_of() {
 read_all() { find "$bundle" -name '*.md' -print0 | xargs -0 cat >/dev/null; }
 
 if [[ ! -d "$bundle" ]]; then
-  read -r gen_s gen_kb < <(timed "$okfbench" gen --concepts "$concepts" --questions "$questions" --out "$bundle")
+  read -r gen_s gen_kb gen_cpu < <(timed "$okfbench" gen --concepts "$concepts" --questions "$questions" --out "$bundle")
 else
-  gen_s="" gen_kb=""
+  gen_s="" gen_kb="" gen_cpu=""
 fi
 bytes=$(find "$bundle" -name '*.md' -printf '%s\n' | awk '{ s += $1 } END { print s }')
 files=$(find "$bundle" -name '*.md' | wc -l)
 read_s=$(best_of read_all)
 start_s=$(best_of "$okfbench" --version)
-read -r cold_s cold_kb < <(timed "$okfbench" validate --no-index-cache "$bundle")
+read -r cold_s cold_kb cold_cpu < <(timed "$okfbench" validate --no-index-cache "$bundle")
 rm -rf "$cache"
-read -r index_s index_kb < <(timed "$okfbench" index --index-cache "$cache" "$bundle")
+read -r index_s index_kb index_cpu < <(timed "$okfbench" index --index-cache "$cache" "$bundle")
 cache_bytes=$(find "$cache" -name '*.okfidx' -printf '%s\n' | awk '{ s += $1 } END { print s }')
 query="revenue churn"
 cached_s=$(best_of "$okfbench" search --index-cache "$cache" "$bundle" "$query")
-read -r _ cached_kb < <(timed "$okfbench" search --index-cache "$cache" "$bundle" "$query")
+read -r _ cached_kb _ < <(timed "$okfbench" search --index-cache "$cache" "$bundle" "$query")
 current_s=$(best_of "$okfbench" index --index-cache "$cache" "$bundle")
-read -r uncached_s uncached_kb < <(timed "$okfbench" search --no-index-cache "$bundle" "$query")
+read -r uncached_s uncached_kb uncached_cpu < <(timed "$okfbench" search --no-index-cache "$bundle" "$query")
 latency=$("$okfbench" eval --index-cache "$cache" --bundle "$bundle" --questions "$bundle/questions.yaml" --json |
   awk '/"p50"/ { gsub(/[,]/, ""); p50 = $2 } /"p99"/ { gsub(/[,]/, ""); p99 = $2 } END { print p50, p99 }')
 read -r p50 p99 <<<"$latency"
 
 awk -v concepts="$concepts" -v files="$files" -v bytes="$bytes" -v gen_s="$gen_s" -v gen_kb="$gen_kb" \
+  -v gen_cpu="$gen_cpu" -v cold_cpu="$cold_cpu" -v index_cpu="$index_cpu" -v uncached_cpu="$uncached_cpu" \
   -v read_s="$read_s" -v start_s="$start_s" -v cold_s="$cold_s" -v cold_kb="$cold_kb" -v index_s="$index_s" \
   -v index_kb="$index_kb" -v cache_bytes="$cache_bytes" -v cached_s="$cached_s" -v cached_kb="$cached_kb" \
   -v current_s="$current_s" -v uncached_s="$uncached_s" -v uncached_kb="$uncached_kb" -v p50="$p50" -v p99="$p99" \
@@ -106,12 +109,13 @@ awk -v concepts="$concepts" -v files="$files" -v bytes="$bytes" -v gen_s="$gen_s
   mb = bytes / 1e6
   printf "bundle: %d concepts generated, %d markdown files, %.1f MB; cache file %.1f MB\n", concepts, files, mb, cache_bytes / 1e6
   printf "baselines: read every file %.3f s (best of %d); okfbench --version %.4f s (best of %d)\n\n", read_s, runs, start_s, runs
-  printf "| step | seconds | / read | / start | peak memory / bundle bytes |\n|---|--:|--:|--:|--:|\n"
-  if (gen_s != "") printf "| gen | %.2f | %.1f | | %.2f |\n", gen_s, gen_s / read_s, gen_kb * 1024 / bytes
-  printf "| validate, no cache (cold load) | %.2f | %.1f | | %.2f |\n", cold_s, cold_s / read_s, cold_kb * 1024 / bytes
-  printf "| index (load, build, write the cache) | %.2f | %.1f | | %.2f |\n", index_s, index_s / read_s, index_kb * 1024 / bytes
-  printf "| search, no cache | %.2f | %.1f | %.0f | %.2f |\n", uncached_s, uncached_s / read_s, uncached_s / start_s, uncached_kb * 1024 / bytes
-  printf "| search, cache current | %.3f | %.2f | %.0f | %.2f |\n", cached_s, cached_s / read_s, cached_s / start_s, cached_kb * 1024 / bytes
-  printf "| index, cache current | %.3f | %.2f | %.0f | |\n", current_s, current_s / read_s, current_s / start_s
+  printf "| step | seconds | / read | / start | CPU s per 1,000 concepts | peak memory / bundle bytes |\n|---|--:|--:|--:|--:|--:|\n"
+  k = concepts / 1000
+  if (gen_s != "") printf "| gen | %.2f | %.1f | | %.3f | %.2f |\n", gen_s, gen_s / read_s, gen_cpu / k, gen_kb * 1024 / bytes
+  printf "| validate, no cache (cold load) | %.2f | %.1f | | %.3f | %.2f |\n", cold_s, cold_s / read_s, cold_cpu / k, cold_kb * 1024 / bytes
+  printf "| index (load, build, write the cache) | %.2f | %.1f | | %.3f | %.2f |\n", index_s, index_s / read_s, index_cpu / k, index_kb * 1024 / bytes
+  printf "| search, no cache | %.2f | %.1f | %.0f | %.3f | %.2f |\n", uncached_s, uncached_s / read_s, uncached_s / start_s, uncached_cpu / k, uncached_kb * 1024 / bytes
+  printf "| search, cache current | %.3f | %.2f | %.0f | | %.2f |\n", cached_s, cached_s / read_s, cached_s / start_s, cached_kb * 1024 / bytes
+  printf "| index, cache current | %.3f | %.2f | %.0f | | |\n", current_s, current_s / read_s, current_s / start_s
   printf "\nquery latency in one process (eval, cached bundle): p50 %.3f ms, p99 %.3f ms\n", p50, p99
 }'

@@ -95,6 +95,7 @@ TEST(IndexCache, ARestoredBundleAndIndexAreTheLoadedOnes) {
     EXPECT_EQ(first.note, "");
     EXPECT_TRUE(first.written);
     EXPECT_TRUE(fs::is_regular_file(first.file));
+    EXPECT_EQ(fs::status(first.file).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
     EXPECT_EQ(snapshot(first.bundle, first.index), expected);
     CachedBundle second = load_cached(root, {}, {}, cache);
     EXPECT_TRUE(second.from_cache) << second.reason;
