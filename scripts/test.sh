@@ -24,6 +24,9 @@ fi
 
 cmake -S . -B "$build" "${args[@]}" >/dev/null
 cmake --build "$build" -j2
+# Commands cache bundle indexes under $XDG_CACHE_HOME (retrieval/index_cache.hpp);
+# what the tests run keeps them in the build folder, not in the user's cache.
+export XDG_CACHE_HOME="$(cd "$build" && pwd)/tmp/xdg-cache"
 data_given="${OKFBENCH_DATA:+yes}"
 export OKFBENCH_DATA="${OKFBENCH_DATA:-$(cd .. && pwd)/shared/data}"
 (cd "$build" && ctest --output-on-failure -j2)
