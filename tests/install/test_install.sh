@@ -32,7 +32,7 @@ for tree in "$src" "$build"; do
 done
 
 # The run sees no variable that could point it back at a tree.
-clean_env=(env -u OKFBENCH_HOME -u OKFBENCH_TOKENIZERS -u OKFBENCH_PRICING -u OKFBENCH_DATA HOME="$work/elsewhere")
+clean_env=(env -u OKFBENCH_HOME -u OKFBENCH_TOKENIZERS -u OKFBENCH_PRICING -u OKFBENCH_DATA -u XDG_CACHE_HOME HOME="$work/elsewhere")
 cd "$work/elsewhere"
 run=("$bin" run --out "$work/elsewhere/out" --progress quiet)
 if strace -f -qq -o /dev/null true 2>/dev/null; then

@@ -36,6 +36,9 @@ const tmp = process.env.OKFBENCH_TMP;
 const kb = process.env.OKFBENCH_KB;
 assert.ok(okfbench && demo && tmp && kb, "set OKFBENCH, OKFBENCH_BUNDLE, OKFBENCH_KB and OKFBENCH_TMP");
 fs.mkdirSync(tmp, { recursive: true });
+// The SDK's stdio transport passes on only a few variables (not
+// XDG_CACHE_HOME), so the index cache is named on the command line.
+const indexCache = ["--index-cache", path.join(tmp, "index-cache")];
 
 // One valid call per tool of both surfaces, and what each result must hold.
 const calls = {
@@ -114,7 +117,7 @@ for (const surface of ["grafito", "harnessx"]) {
     const { bundle, log } = workdir(`stdio-${surface}`);
     const transport = new StdioClientTransport({
       command: okfbench,
-      args: ["mcp", bundle, "--surface", surface, "--allow-write", "--session-log", log],
+      args: ["mcp", bundle, "--surface", surface, "--allow-write", "--session-log", log, ...indexCache],
       stderr: "ignore",
     });
     const c = client();
@@ -129,7 +132,7 @@ for (const surface of ["grafito", "harnessx"]) {
   test(`streamable HTTP, ${surface} surface`, { timeout: 60_000 }, async () => {
     const { bundle, log } = workdir(`http-${surface}`);
     const server = spawn(okfbench, ["mcp", bundle, "--surface", surface, "--allow-write", "--transport", "http",
-      "--port", "0", "--session-log", log], { stdio: ["ignore", "pipe", "ignore"] });
+      "--port", "0", "--session-log", log, ...indexCache], { stdio: ["ignore", "pipe", "ignore"] });
     try {
       const [line] = await once(server.stdout, "data");
       const port = Number.parseInt(line.toString(), 10);
@@ -160,7 +163,8 @@ test("stdio, several bundles", { timeout: 60_000 }, async () => {
   const log = path.join(fs.mkdtempSync(path.join(tmp, "several-")), "session.jsonl");
   const transport = new StdioClientTransport({
     command: okfbench,
-    args: ["mcp", path.join(kb, "sales"), path.join(kb, "support"), "--surface", "harnessx", "--session-log", log],
+    args: ["mcp", path.join(kb, "sales"), path.join(kb, "support"), "--surface", "harnessx", "--session-log", log,
+      ...indexCache],
     stderr: "ignore",
   });
   const c = client();
