@@ -19,9 +19,9 @@
 
 #include <fmt/format.h>
 
-#include <openssl/evp.h>
-
 #include "retrieval/bundle_impl.hpp"
+#include "retrieval/digest.hpp"
+#include "retrieval/error.hpp"
 
 namespace okfbench::retrieval::detail {
 namespace fs = std::filesystem;
@@ -293,12 +293,14 @@ Stamp stamp_of(std::string path, const struct stat& info) {
 }
 
 std::array<unsigned char, 16> content_digest(std::string_view bytes) {
-  unsigned char full[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
   std::array<unsigned char, 16> out{};
-  // A failed digest leaves zeros, which no later read matches: the cache is rebuilt.
-  if (EVP_Digest(bytes.data(), bytes.size(), full, &length, EVP_sha256(), nullptr) == 1 && length >= out.size())
-    std::memcpy(out.data(), full, out.size());
+  try {
+    const Sha256Digest full = sha256(bytes);
+    std::memcpy(out.data(), full.data(), out.size());
+  } catch (const InputError&) {
+    // Zeros, which no later read matches: the cache is rebuilt. (This runs
+    // on the parse threads, which must not throw.)
+  }
   return out;
 }
 

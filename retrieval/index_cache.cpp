@@ -6,14 +6,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <ctime>
 #include <fmt/format.h>
 #include <memory>
@@ -22,6 +21,7 @@
 #include "retrieval/binary_io.hpp"
 #include "retrieval/bundle_impl.hpp"
 #include "retrieval/digest.hpp"
+#include "retrieval/error.hpp"
 #include "retrieval/file_reader.hpp"
 
 namespace okfbench::retrieval {
@@ -98,31 +98,25 @@ std::vector<Stamp> get_stamps(Reader& r) {
   return out;
 }
 
-class Digest {
- public:
-  Digest() : context_(EVP_MD_CTX_new(), EVP_MD_CTX_free) {
-    if (!context_ || EVP_DigestInit_ex(context_.get(), EVP_sha256(), nullptr) != 1)
-      throw CorruptCache("OpenSSL cannot compute SHA-256");
+// Runs work(0) .. work(threads - 1), the first on the calling thread, and
+// rethrows the first exception any of them threw once all have ended.
+template <typename Work>
+void on_threads(std::size_t threads, Work work) {
+  std::vector<std::exception_ptr> failed(threads);
+  auto guarded = [&](std::size_t t) {
+    try {
+      work(t);
+    } catch (...) {
+      failed[t] = std::current_exception();
+    }
+  };
+  {
+    std::vector<std::jthread> workers;
+    for (std::size_t t = 1; t < threads; ++t) workers.emplace_back(guarded, t);
+    guarded(0);
   }
-  void add(std::string_view bytes) {
-    if (EVP_DigestUpdate(context_.get(), bytes.data(), bytes.size()) != 1) throw CorruptCache("SHA-256 failed");
-  }
-  std::array<unsigned char, 32> finish() {
-    std::array<unsigned char, 32> out{};
-    unsigned int length = 0;
-    if (EVP_DigestFinal_ex(context_.get(), out.data(), &length) != 1 || length != out.size())
-      throw CorruptCache("SHA-256 failed");
-    return out;
-  }
-
- private:
-  std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> context_;
-};
-
-std::array<unsigned char, 32> sha256(std::string_view bytes) {
-  Digest digest;
-  digest.add(bytes);
-  return digest.finish();
+  for (const std::exception_ptr& e : failed)
+    if (e) std::rethrow_exception(e);
 }
 
 // The payload checksum: SHA-256 over the SHA-256 of each kBlock bytes (the
@@ -141,39 +135,34 @@ class BlockDigest {
       if (filled_ == kBlock) end_block();
     }
   }
-  std::array<unsigned char, 32> finish() {
+  Sha256Digest finish() {
     if (filled_ > 0) end_block();
     return sha256(sums_);
   }
 
  private:
   void end_block() {
-    const auto sum = block_.finish();
+    const Sha256Digest sum = block_.finish();
     sums_.append(reinterpret_cast<const char*>(sum.data()), sum.size());
-    block_ = Digest();
+    block_ = Sha256();
     filled_ = 0;
   }
-  Digest block_;
+  Sha256 block_;
   std::size_t filled_ = 0;
   std::string sums_;
 };
 
 // The same checksum of bytes in memory, blocks hashed on several threads.
-std::array<unsigned char, 32> block_checksum(std::string_view bytes) {
+Sha256Digest block_checksum(std::string_view bytes) {
   const std::size_t blocks = (bytes.size() + kBlock - 1) / kBlock;
   std::string sums(blocks * 32, '\0');
   const std::size_t threads = std::clamp<std::size_t>(blocks, 1, std::max(1u, std::thread::hardware_concurrency()));
-  auto hash = [&](std::size_t t) {
+  on_threads(threads, [&](std::size_t t) {
     for (std::size_t b = t; b < blocks; b += threads) {
-      const auto sum = sha256(bytes.substr(b * kBlock, kBlock));
+      const Sha256Digest sum = sha256(bytes.substr(b * kBlock, kBlock));
       std::memcpy(sums.data() + b * 32, sum.data(), sum.size());
     }
-  };
-  {
-    std::vector<std::jthread> workers;
-    for (std::size_t t = 1; t < threads; ++t) workers.emplace_back(hash, t);
-    hash(0);
-  }
+  });
   return sha256(sums);
 }
 
@@ -254,15 +243,10 @@ std::string first_file_change(int root_fd, const std::vector<Stamp>& files, std:
   const std::size_t threads =
       std::clamp<std::size_t>(files.size() / kMinPerThread, 1, std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::string> found(threads);
-  auto check = [&](std::size_t t) {
+  on_threads(threads, [&](std::size_t t) {
     for (std::size_t i = files.size() * t / threads; i < files.size() * (t + 1) / threads; ++i)
       if (found[t] = file_change(root_fd, files[i], start); !found[t].empty()) return;
-  };
-  {
-    std::vector<std::jthread> workers;
-    for (std::size_t t = 1; t < threads; ++t) workers.emplace_back(check, t);
-    check(0);
-  }
+  });
   for (std::string& change : found)
     if (!change.empty()) return change;
   return {};
@@ -329,6 +313,9 @@ std::optional<CachedBundle> read_cache(const fs::path& file, const fs::path& roo
     return CachedBundle{std::move(bundle), std::move(*index), true, "", "", false, file};
   } catch (const OtherFormat& e) {
     reason = e.what();
+    return std::nullopt;
+  } catch (const InputError& e) {  // OpenSSL failed: the file cannot be checked, so it is not used
+    reason = fmt::format("cannot be checked: {}", e.what());
     return std::nullopt;
   } catch (const CorruptCache& e) {
     reason = fmt::format("corrupt: {}", e.what());
