@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "harness/bundle_source.hpp"
 #include "harness/commands.hpp"
@@ -32,41 +33,62 @@ struct SearchArgs {
   SearchFlags flags;
 };
 
-nlohmann::ordered_json hit_json(const retrieval::Hit& hit, std::size_t rank) {
-  nlohmann::ordered_json out = {{"rank", rank}, {"id", hit.id}, {"score", hit.score}};
-  if (!hit.bundle.empty()) out["bundle"] = hit.bundle;
-  if (const retrieval::Concept* c = hit.concept_ptr) {
-    out["title"] = c->title;
-    out["description"] = c->description;
-    out["type"] = c->type;
+// What a listing shows of each hit: from its concept, or from the index
+// cache's cards when the bundle was not restored.
+using Cards = std::vector<std::optional<retrieval::ConceptCard>>;
+
+Cards cards_of(const std::vector<retrieval::Hit>& hits, const retrieval::CachedSearch* cached) {
+  Cards out;
+  for (const retrieval::Hit& hit : hits) {
+    if (const retrieval::Concept* c = hit.concept_ptr) out.push_back(retrieval::ConceptCard{c->title, c->description, c->type});
+    else out.push_back(cached ? cached->card(hit.id) : std::nullopt);
   }
   return out;
 }
 
-void print_hits(const std::vector<retrieval::Hit>& hits) {
+nlohmann::ordered_json hit_json(const retrieval::Hit& hit, const std::optional<retrieval::ConceptCard>& card,
+                                std::size_t rank) {
+  nlohmann::ordered_json out = {{"rank", rank}, {"id", hit.id}, {"score", hit.score}};
+  if (!hit.bundle.empty()) out["bundle"] = hit.bundle;
+  if (card) {
+    out["title"] = card->title;
+    out["description"] = card->description;
+    out["type"] = card->type;
+  }
+  return out;
+}
+
+void print_hits(const std::vector<retrieval::Hit>& hits, const Cards& cards) {
   if (hits.empty()) {
     std::fputs("no results\n", stdout);
     return;
   }
   for (std::size_t i = 0; i < hits.size(); ++i) {
-    const retrieval::Concept* c = hits[i].concept_ptr;
     std::string line = fmt::format("{:>3}  {:8.4f}  ", i + 1, hits[i].score);
     if (!hits[i].bundle.empty()) line += fmt::format("[{}] ", hits[i].bundle);
     line += hits[i].id;
-    if (c && !c->title.empty()) line += "  " + c->title;
-    if (c && !c->description.empty()) line += " - " + c->description;
+    if (cards[i] && !cards[i]->title.empty()) line += fmt::format("  {}", cards[i]->title);
+    if (cards[i] && !cards[i]->description.empty()) line += fmt::format(" - {}", cards[i]->description);
     std::printf("%s\n", line.c_str());
   }
 }
 
-void print_json(const SearchArgs& args, const std::vector<retrieval::Hit>& hits, const HybridRanking* hybrid) {
+void print_json(const SearchArgs& args, const std::vector<retrieval::Hit>& hits, const Cards& cards,
+                const HybridRanking* hybrid) {
   nlohmann::ordered_json out = {{"query", args.inputs.back()}};
   if (hybrid) out["hybrid"] = {{"embedding_model", hybrid->model()}, {"rrf_k", args.flags.hybrid.rrf_k}};
   if (hybrid && !hybrid->reranker().empty())
     out["rerank"] = {{"model", hybrid->reranker()}, {"depth", args.flags.hybrid.rerank_depth}};
   out["hits"] = nlohmann::ordered_json::array();
-  for (std::size_t i = 0; i < hits.size(); ++i) out["hits"].push_back(hit_json(hits[i], i + 1));
+  for (std::size_t i = 0; i < hits.size(); ++i) out["hits"].push_back(hit_json(hits[i], cards[i], i + 1));
   std::printf("%s\n", json_text(out, 2).c_str());
+}
+
+void print(const SearchArgs& args, const std::vector<retrieval::Hit>& hits, const retrieval::CachedSearch* cached,
+           const HybridRanking* hybrid) {
+  const Cards cards = cards_of(hits, cached);
+  if (args.json) print_json(args, hits, cards, hybrid);
+  else print_hits(hits, cards);
 }
 
 retrieval::SearchOptions search_options(const SearchArgs& args) {
@@ -87,24 +109,29 @@ int search_several(const SearchArgs& args, const std::vector<std::string>& where
   const harness::SourceBundles loaded = harness::load_sources(wheres, args.flags.git, args.flags.load_options(), config);
   for (std::size_t i = 0; i < loaded.bundles.size(); ++i) warn_skipped(*loaded.bundles[i], wheres[i]);
   const retrieval::SearchIndex index = retrieval::SearchIndex::build(loaded.named(), config);
-  const std::vector<retrieval::Hit> hits = index.search(args.inputs.back(), search_options(args));
-  if (args.json) print_json(args, hits, nullptr);
-  else print_hits(hits);
+  print(args, index.search(args.inputs.back(), search_options(args)), nullptr, nullptr);
   return 0;
 }
 
 int run_search(const SearchArgs& args) {
   const std::vector<std::string> wheres(args.inputs.begin(), args.inputs.end() - 1);
   if (wheres.size() > 1) return search_several(args, wheres);
-  const retrieval::CachedBundle loaded = load_bundle_for_search(wheres.front(), args.flags);
+  const harness::BundleSourceFolder source = harness::BundleSourceFolder::open(wheres.front(), args.flags.git);
+  // BM25F alone needs no concept's body: a current cache answers without
+  // restoring the bundle.
+  if (lexical_only(args.flags))
+    if (const std::optional<retrieval::CachedSearch> cached = cached_search(source, wheres.front(), args.flags)) {
+      print(args, cached->index().search(args.inputs.back(), search_options(args)), &*cached, nullptr);
+      return 0;
+    }
+  const retrieval::CachedBundle loaded = load_bundle_for_search(source, wheres.front(), args.flags);
   const retrieval::Bundle& bundle = loaded.bundle;
   const retrieval::SearchIndex& index = loaded.index;
   const retrieval::SearchOptions options = search_options(args);
   const std::string& query = args.inputs.back();
   std::unique_ptr<HybridRanking> hybrid = make_hybrid(bundle, args.flags);
   std::vector<retrieval::Hit> hits = hybrid ? hybrid->search(index, query, options) : index.search(query, options);
-  if (args.json) print_json(args, hits, hybrid.get());
-  else print_hits(hits);
+  print(args, hits, nullptr, hybrid.get());
   return 0;
 }
 

@@ -130,7 +130,11 @@ std::unique_ptr<HybridRanking> make_retrieval(const retrieval::Bundle& bundle, R
 }
 
 retrieval::CachedBundle load_bundle_for_search(const std::string& path, const SearchFlags& flags) {
-  const harness::BundleSourceFolder source = harness::BundleSourceFolder::open(path, flags.git);
+  return load_bundle_for_search(harness::BundleSourceFolder::open(path, flags.git), path, flags);
+}
+
+retrieval::CachedBundle load_bundle_for_search(const harness::BundleSourceFolder& source, const std::string& path,
+                                               const SearchFlags& flags) {
   if (!std::filesystem::is_directory(source.root())) {
     throw InputError(path + " is not a directory: pass the root of an OKF bundle or a git URL");
   }
@@ -140,9 +144,26 @@ retrieval::CachedBundle load_bundle_for_search(const std::string& path, const Se
   return loaded;
 }
 
+bool lexical_only(const SearchFlags& flags) {
+  const HybridFlags& h = flags.hybrid;
+  return h.model.empty() && h.cache.empty() && h.base_url.empty() && h.rerank.empty();
+}
+
+std::optional<retrieval::CachedSearch> cached_search(const harness::BundleSourceFolder& source,
+                                                     const std::string& path, const SearchFlags& flags) {
+  std::optional<retrieval::CachedSearch> found =
+      retrieval::load_cached_search(source.root(), flags.load_options(), flags.config(), flags.git.index_cache_dir());
+  if (found) warn_skipped(found->skipped_files(), path);
+  return found;
+}
+
 void warn_skipped(const retrieval::Bundle& bundle, const std::string& path) {
   std::size_t errors = 0;
   for (const auto& d : bundle.diagnostics()) errors += d.severity == retrieval::Severity::error ? 1 : 0;
+  warn_skipped(errors, path);
+}
+
+void warn_skipped(std::size_t errors, const std::string& path) {
   if (errors > 0) {
     std::fprintf(stderr, "okfbench: %zu file(s) of %s skipped with errors (okfbench validate lists them)\n", errors,
                  path.c_str());

@@ -17,6 +17,7 @@
 #include "harness/bundle_source.hpp"
 #include "retrieval/bundle.hpp"
 #include "retrieval/hybrid.hpp"
+#include "retrieval/index_cache.hpp"
 #include "retrieval/rerank.hpp"
 #include "retrieval/search.hpp"
 
@@ -95,7 +96,18 @@ std::unique_ptr<HybridRanking> make_retrieval(const retrieval::Bundle& bundle, R
 // neither a directory nor a git source. Reports the number of error
 // diagnostics on stderr (they do not stop search).
 retrieval::CachedBundle load_bundle_for_search(const std::string& path, const SearchFlags& flags);
+retrieval::CachedBundle load_bundle_for_search(const harness::BundleSourceFolder& source, const std::string& path,
+                                               const SearchFlags& flags);
+// True when no flag asks for more than BM25F (make_hybrid returns nullptr).
+bool lexical_only(const SearchFlags& flags);
+// The search index of `source` read from a current index cache file without
+// its bundle (retrieval::CachedSearch), with the skipped-files line on
+// stderr; nullopt when there is no such file (load_bundle_for_search then
+// loads, and writes the cache).
+std::optional<retrieval::CachedSearch> cached_search(const harness::BundleSourceFolder& source,
+                                                     const std::string& path, const SearchFlags& flags);
 // The stderr line that says how many files of `path` were skipped with errors.
 void warn_skipped(const retrieval::Bundle& bundle, const std::string& path);
+void warn_skipped(std::size_t errors, const std::string& path);
 
 }  // namespace okfbench::cli

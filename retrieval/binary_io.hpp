@@ -49,6 +49,10 @@ class Writer {
     buffer_.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
     drain();
   }
+  void put_bytes(std::string_view bytes) {
+    buffer_.append(bytes);
+    drain();
+  }
   void flush() {
     if (sink_ && !buffer_.empty()) sink_(buffer_);
     if (sink_) buffer_.clear();
@@ -91,8 +95,10 @@ class Reader {
       throw CorruptCache("a count is larger than the bytes left");
     return static_cast<std::size_t>(n);
   }
-  std::string_view get_view() {
-    const std::size_t n = count(1);
+  std::string_view get_view() { return get_bytes(count(1)); }
+  // The next `n` bytes, in place.
+  std::string_view get_bytes(std::size_t n) {
+    need(n);
     std::string_view out(at_, n);
     at_ += n;
     return out;

@@ -34,7 +34,7 @@ using detail::Stamp;
 using detail::Writer;
 
 // Bumped whenever binary_io's layout of anything in the file changes.
-constexpr std::uint32_t kFormat = 4;
+constexpr std::uint32_t kFormat = 5;
 constexpr char kMagic[8] = {'O', 'K', 'F', 'B', 'I', 'D', 'X', '\n'};
 
 // A whole cache file in another format (another okfbench wrote it): not
@@ -44,12 +44,22 @@ class OtherFormat : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The sections, in file order (index_cache.hpp).
+enum SectionId : std::size_t { kHead, kSearch, kBundle, kSections };
+constexpr const char* kSectionNames[kSections] = {"manifest", "search", "bundle"};
+
+struct Section {
+  std::uint64_t offset;  // from the start of the file
+  std::uint64_t bytes;
+  unsigned char sha256[32];
+};
+
 struct Header {
   char magic[8];
   std::uint32_t format;
   std::uint32_t header_bytes;
   std::uint64_t payload_bytes;
-  unsigned char sha256[32];
+  Section sections[kSections];
 };
 
 // What a cache file must have been written for: the same root and the load
@@ -201,8 +211,9 @@ class Mapping {
   std::size_t size_ = 0;
 };
 
-// The payload of a cache file whose header, length and checksum are right.
-std::string_view checked_payload(const Mapping& file) {
+// The sections of a cache file whose header and length are right (their
+// checksums are checked by check_section, when a section is read).
+std::array<std::string_view, kSections> sections_of(const Mapping& file) {
   Header header{};
   if (file.size() < sizeof header) throw CorruptCache("shorter than its header");
   std::memcpy(&header, file.data(), sizeof header);
@@ -212,9 +223,25 @@ std::string_view checked_payload(const Mapping& file) {
                                   header.format, kFormat));
   if (header.header_bytes != sizeof header) throw CorruptCache("the header's length is wrong");
   if (header.payload_bytes != file.size() - sizeof header) throw CorruptCache("truncated or extended");
-  std::string_view payload(file.data() + sizeof header, file.size() - sizeof header);
-  if (block_checksum(payload) != std::to_array(header.sha256)) throw CorruptCache("checksum mismatch");
-  return payload;
+  std::array<std::string_view, kSections> out;
+  std::uint64_t at = sizeof header;
+  for (std::size_t i = 0; i < kSections; ++i) {
+    const Section& section = header.sections[i];
+    if (section.offset != at || section.bytes > file.size() - at)
+      throw CorruptCache("the header's section table is wrong");
+    out[i] = std::string_view(file.data() + at, section.bytes);
+    at += section.bytes;
+  }
+  if (at != file.size()) throw CorruptCache("the header's section table is wrong");
+  return out;
+}
+
+// Throws CorruptCache unless section `id` of `file` has its checksum.
+void check_section(const Mapping& file, SectionId id, std::string_view bytes) {
+  Header header{};
+  std::memcpy(&header, file.data(), sizeof header);
+  if (block_checksum(bytes) != std::to_array(header.sections[id].sha256))
+    throw CorruptCache(fmt::format("checksum mismatch in the {} section", kSectionNames[id]));
 }
 
 // Whether the file `stamp` names, below `root_fd`, still has the bytes the
@@ -282,46 +309,160 @@ Payload read_head(Reader& r) {
   return p;
 }
 
-// The cached bundle, or nullopt with `reason` (and `corrupt` set when the
-// file exists but does not read back).
-std::optional<CachedBundle> read_cache(const fs::path& file, const fs::path& root, const LoadOptions& options,
-                                       const IndexConfig& config, std::string& reason, bool& corrupt) {
+// One column of the concept cards: row i is text[offsets[i], offsets[i+1]),
+// read in place.
+class Column {
+ public:
+  static void put(Writer& w, const std::vector<Concept>& concepts, std::string Concept::*field) {
+    std::uint64_t at = 0;
+    w.put(at);
+    for (const Concept& c : concepts) w.put(at += (c.*field).size());
+    w.put<std::uint64_t>(at);
+    for (const Concept& c : concepts) w.put_bytes(c.*field);
+  }
+  // The column after its row count, which CardColumns::get reads once for all four.
+  static Column get(Reader& r, std::size_t rows) {
+    Column c;
+    c.offsets_ = r.get_bytes((rows + 1) * sizeof(std::uint64_t));
+    c.text_ = r.get_view();
+    std::uint64_t last = 0;
+    for (std::size_t i = 0; i <= rows; ++i) {
+      const std::uint64_t at = c.offset(i);
+      if (at < last || at > c.text_.size() || (i == 0 && at != 0)) throw CorruptCache("a concept card is out of bounds");
+      last = at;
+    }
+    if (last != c.text_.size()) throw CorruptCache("a concept card is out of bounds");
+    return c;
+  }
+  std::string_view at(std::size_t row) const { return text_.substr(offset(row), offset(row + 1) - offset(row)); }
+
+ private:
+  std::uint64_t offset(std::size_t i) const {
+    std::uint64_t at;
+    std::memcpy(&at, offsets_.data() + i * sizeof at, sizeof at);
+    return at;
+  }
+  std::string_view offsets_;
+  std::string_view text_;
+};
+
+// The search section: the index, then the number of files skipped with an
+// error, then the concept cards (id, title, description, type), by id.
+void put_search(Writer& w, const Bundle& bundle, const SearchIndex& index) {
+  index.save(w);
+  w.put<std::uint64_t>(std::count_if(bundle.diagnostics().begin(), bundle.diagnostics().end(),
+                                     [](const Diagnostic& d) { return d.severity == Severity::error; }));
+  w.put<std::uint64_t>(bundle.concepts().size());
+  for (std::string Concept::*field : {&Concept::id, &Concept::title, &Concept::description, &Concept::type})
+    Column::put(w, bundle.concepts(), field);
+}
+
+// The concept cards: after the index and the skipped count in the search
+// section, rows by id.
+struct CardColumns {
+  Column ids, titles, descriptions, types;
+
+  static CardColumns get(Reader& r) {
+    CardColumns out;
+    const std::size_t rows = r.count(sizeof(std::uint64_t));
+    for (Column* column : {&out.ids, &out.titles, &out.descriptions, &out.types}) *column = Column::get(r, rows);
+    for (std::size_t i = 1; i < rows; ++i)
+      if (!(out.ids.at(i - 1) < out.ids.at(i))) throw CorruptCache("the concept cards are not in id order");
+    out.rows = rows;
+    return out;
+  }
+  std::size_t rows = 0;
+};
+
+// Every document of the index has a card: both are in id order, so one
+// pass pairs them (as SearchIndex::restore pairs documents and concepts).
+void check_cards_cover(const SearchIndex& index, const CardColumns& cards) {
+  std::size_t row = 0;
+  for (const Hit& doc : index.candidates({})) {
+    while (row < cards.rows && cards.ids.at(row) < doc.id) ++row;
+    if (row == cards.rows || cards.ids.at(row) != doc.id)
+      throw CorruptCache("the search index names a concept that has no card");
+  }
+}
+
+// f() with what makes a cache file unusable turned into `reason` (and
+// `corrupt` for a file that does not read back); false when it threw.
+template <typename F>
+bool guarded(F f, std::string& reason, bool& corrupt) {
+  try {
+    f();
+    return true;
+  } catch (const OtherFormat& e) {
+    reason = e.what();
+  } catch (const InputError& e) {  // OpenSSL failed: the file cannot be checked, so it is not used
+    reason = fmt::format("cannot be checked: {}", e.what());
+  } catch (const CorruptCache& e) {
+    reason = fmt::format("corrupt: {}", e.what());
+    corrupt = true;
+  }
+  return false;
+}
+
+// A mapped cache file whose header is right, whose manifest section is
+// whole and says the tree at the root is unchanged.
+struct CurrentFile {
+  Mapping file;
+  std::array<std::string_view, kSections> sections;
+};
+
+std::optional<CurrentFile> open_current(const fs::path& file, const fs::path& root, const LoadOptions& options,
+                                        std::string& reason, bool& corrupt) {
   std::optional<Mapping> mapped = Mapping::open(file, reason);
   if (!mapped) return std::nullopt;
-  try {
-    std::string_view payload = checked_payload(*mapped);
-    Reader r(payload.data(), payload.data() + payload.size());
+  std::optional<CurrentFile> out;
+  guarded([&] {
+    const std::array<std::string_view, kSections> sections = sections_of(*mapped);
+    check_section(*mapped, kHead, sections[kHead]);
+    Reader r(sections[kHead].data(), sections[kHead].data() + sections[kHead].size());
     Payload head = read_head(r);
+    if (!r.done()) throw CorruptCache("bytes after the end of the manifest");
     if (head.key != cache_key(root, options)) {
       reason = "written for another bundle or other load options";
-      return std::nullopt;
+      return;
     }
     FileDescriptor root_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (root_fd.get() < 0) {
       reason = fmt::format("cannot open the bundle root: {}", std::strerror(errno));
-      return std::nullopt;
+      return;
     }
     if (std::string change = first_change(root_fd.get(), head.manifest, head.start); !change.empty()) {
       reason = "stale: " + change;
-      return std::nullopt;
+      return;
     }
-    Bundle bundle = Bundle::restore(r, root, options);
-    std::optional<SearchIndex> index;
-    if (r.get_bool()) index.emplace(SearchIndex::restore(r, bundle));
-    if (!r.done()) throw CorruptCache("bytes after the end");
-    if (!index || !same_index(index->config(), config)) index.emplace(SearchIndex::build(bundle, config));
-    return CachedBundle{std::move(bundle), std::move(*index), true, "", "", false, file};
-  } catch (const OtherFormat& e) {
-    reason = e.what();
-    return std::nullopt;
-  } catch (const InputError& e) {  // OpenSSL failed: the file cannot be checked, so it is not used
-    reason = fmt::format("cannot be checked: {}", e.what());
-    return std::nullopt;
-  } catch (const CorruptCache& e) {
-    reason = fmt::format("corrupt: {}", e.what());
-    corrupt = true;
-    return std::nullopt;
-  }
+    out.emplace(CurrentFile{std::move(*mapped), sections});
+  }, reason, corrupt);
+  return out;
+}
+
+Reader reader_of(std::string_view bytes) { return Reader(bytes.data(), bytes.data() + bytes.size()); }
+
+// The cached bundle, or nullopt with `reason` (and `corrupt` set when the
+// file exists but does not read back).
+std::optional<CachedBundle> read_cache(const fs::path& file, const fs::path& root, const LoadOptions& options,
+                                       const IndexConfig& config, std::string& reason, bool& corrupt) {
+  std::optional<CurrentFile> current = open_current(file, root, options, reason, corrupt);
+  if (!current) return std::nullopt;
+  std::optional<CachedBundle> out;
+  guarded([&] {
+    check_section(current->file, kSearch, current->sections[kSearch]);
+    check_section(current->file, kBundle, current->sections[kBundle]);
+    Reader rb = reader_of(current->sections[kBundle]);
+    Bundle bundle = Bundle::restore(rb, root, options);
+    if (!rb.done()) throw CorruptCache("bytes after the end of the bundle");
+    Reader rs = reader_of(current->sections[kSearch]);
+    SearchIndex index = SearchIndex::restore(rs, &bundle);
+    rs.get<std::uint64_t>();
+    CardColumns::get(rs);
+    if (!rs.done()) throw CorruptCache("bytes after the end of the search section");
+    if (!same_index(index.config(), config)) index = SearchIndex::build(bundle, config);
+    out.emplace(CachedBundle{std::move(bundle), std::move(index), true, "", "", false, file});
+  }, reason, corrupt);
+  return out;
 }
 
 // All of `bytes` at `offset`, or std::system_error.
@@ -335,32 +476,41 @@ void write_all(int fd, std::string_view bytes, std::uint64_t offset) {
   }
 }
 
-// Streams the cache to `fd`: header space first, the header last.
+// Streams the cache to `fd`: header space first, each section with its
+// checksum, the header last.
 void write_payload(int fd, const std::string& key, std::int64_t start, const Manifest& manifest, const Bundle& bundle,
                    const SearchIndex& index) {
-  BlockDigest digest;
-  std::uint64_t written = 0;
-  auto sink = [&](std::string_view bytes) {
-    digest.add(bytes);
-    write_all(fd, bytes, sizeof(Header) + written);
-    written += bytes.size();
-  };
-  Writer w(sink, std::size_t{4} << 20);
-  w.put_string(key);
-  w.put(start);
-  put_stamps(w, manifest.directories);
-  put_stamps(w, manifest.files);
-  bundle.save(w);
-  w.put<std::uint8_t>(1);
-  index.save(w);
-  w.flush();
   Header header{};
+  std::uint64_t at = sizeof header;
+  auto section = [&](SectionId id, auto&& fill) {
+    BlockDigest digest;
+    Section& out = header.sections[id];
+    out.offset = at;
+    Writer w(
+        [&](std::string_view bytes) {
+          digest.add(bytes);
+          write_all(fd, bytes, at);
+          at += bytes.size();
+        },
+        std::size_t{4} << 20);
+    fill(w);
+    w.flush();
+    out.bytes = at - out.offset;
+    const auto sum = digest.finish();
+    std::memcpy(out.sha256, sum.data(), sum.size());
+  };
+  section(kHead, [&](Writer& w) {
+    w.put_string(key);
+    w.put(start);
+    put_stamps(w, manifest.directories);
+    put_stamps(w, manifest.files);
+  });
+  section(kSearch, [&](Writer& w) { put_search(w, bundle, index); });
+  section(kBundle, [&](Writer& w) { bundle.save(w); });
   std::memcpy(header.magic, kMagic, sizeof kMagic);
   header.format = kFormat;
   header.header_bytes = sizeof header;
-  header.payload_bytes = written;
-  const auto sum = digest.finish();
-  std::memcpy(header.sha256, sum.data(), sum.size());
+  header.payload_bytes = at - sizeof header;
   write_all(fd, std::string_view(reinterpret_cast<const char*>(&header), sizeof header), 0);
 }
 
@@ -410,6 +560,60 @@ std::string write_cache(const fs::path& file, const std::string& key, std::int64
 }
 
 }  // namespace
+
+struct CachedSearch::Cards {
+  Mapping file;
+  CardColumns columns;
+};
+
+CachedSearch::CachedSearch(SearchIndex index, std::unique_ptr<Cards> cards, std::size_t skipped, fs::path file)
+    : index_(std::move(index)), cards_(std::move(cards)), skipped_files_(skipped), file_(std::move(file)) {}
+CachedSearch::CachedSearch(CachedSearch&&) noexcept = default;
+CachedSearch::~CachedSearch() = default;
+
+std::optional<ConceptCard> CachedSearch::card(std::string_view id) const {
+  const CardColumns& c = cards_->columns;
+  std::size_t low = 0, high = c.rows;
+  while (low < high) {
+    const std::size_t mid = low + (high - low) / 2;
+    if (c.ids.at(mid) < id) low = mid + 1;
+    else high = mid;
+  }
+  if (low == c.rows || c.ids.at(low) != id) return std::nullopt;
+  return ConceptCard{c.titles.at(low), c.descriptions.at(low), c.types.at(low)};
+}
+
+std::optional<CachedSearch> load_cached_search(const fs::path& root, const LoadOptions& options,
+                                               const IndexConfig& config, const fs::path& dir, std::string* why) {
+  std::string reason = "no cache folder";
+  bool corrupt = false;
+  std::optional<CachedSearch> out;
+  std::error_code error;
+  const fs::path canonical = fs::canonical(root, error);
+  if (!dir.empty() && !error) {
+    const fs::path file = index_cache_file(dir, canonical, options);
+    if (std::optional<CurrentFile> current = open_current(file, canonical, options, reason, corrupt)) {
+      guarded([&] {
+        const std::string_view bytes = current->sections[kSearch];
+        check_section(current->file, kSearch, bytes);
+        Reader r = reader_of(bytes);
+        SearchIndex index = SearchIndex::restore(r, nullptr);
+        const std::size_t skipped = r.count(0);
+        CardColumns columns = CardColumns::get(r);
+        if (!r.done()) throw CorruptCache("bytes after the end of the search section");
+        check_cards_cover(index, columns);
+        if (!same_index(index.config(), config)) {
+          reason = "holds an index for another config";
+          return;
+        }
+        auto cards = std::make_unique<CachedSearch::Cards>(CachedSearch::Cards{std::move(current->file), columns});
+        out.emplace(CachedSearch(std::move(index), std::move(cards), skipped, file));
+      }, reason, corrupt);
+    }
+  }
+  if (why) *why = out ? std::string() : reason;
+  return out;
+}
 
 fs::path default_index_cache_dir() {
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "okfbench" / "index";

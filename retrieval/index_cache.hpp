@@ -4,10 +4,15 @@
 //
 // File: <dir>/<32 hex digits>.okfidx, named after the bundle's canonical
 // root and the load options that change what a load yields (profile and the
-// three size limits). It holds a header (format version, payload length,
-// the payload's checksum: SHA-256 over the SHA-256 of each 16 MiB block,
-// which a reader checks on all cores), the manifest of the load that wrote it, the
-// bundle and its search index. It is written to a temporary file beside it
+// three size limits). A header (format version, payload length, and the
+// offset, length and checksum of each section) is followed by three
+// sections, each checked before it is read: the manifest of the load that
+// wrote it; the search index with what `okfbench search` prints of each
+// concept (title, description, type) and the number of files skipped with
+// errors; the bundle. A section's checksum is SHA-256 over the SHA-256 of
+// each 16 MiB block of it (the last shorter), which a reader checks on all
+// cores. load_cached_search() checks and reads the first two only, in place,
+// so a search never pays for the bundle's text. It is written to a temporary file beside it
 // and renamed into place, so a reader sees an old file or a new one, never
 // half of one; processes that build at once each write a whole file and the
 // last rename wins. A file whose header, length, checksum or contents do not
@@ -41,8 +46,10 @@
 // short by another program while a process has it mapped is outside this
 // contract (the kernel stops that reader with SIGBUS).
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "retrieval/bundle.hpp"
 #include "retrieval/search.hpp"
@@ -78,5 +85,47 @@ struct CachedBundle {
 // `note`, never an error.
 CachedBundle load_cached(const std::filesystem::path& root, const LoadOptions& options, const IndexConfig& config,
                          const std::filesystem::path& dir);
+
+// What `okfbench search` prints of a concept, read in place from the cache
+// file; the views are valid while the CachedSearch lives.
+struct ConceptCard {
+  std::string_view title;
+  std::string_view description;
+  std::string_view type;
+};
+
+// A bundle's search index read from a current cache file without its bundle:
+// hits carry no concept_ptr, and card() gives what a listing of hits shows.
+class CachedSearch {
+ public:
+  const SearchIndex& index() const { return index_; }
+  // nullopt for an id the bundle does not have.
+  std::optional<ConceptCard> card(std::string_view id) const;
+  std::size_t skipped_files() const { return skipped_files_; }  // files skipped with an error diagnostic
+  const std::filesystem::path& file() const { return file_; }
+
+  CachedSearch(CachedSearch&&) noexcept;
+  ~CachedSearch();
+
+ private:
+  friend std::optional<CachedSearch> load_cached_search(const std::filesystem::path&, const LoadOptions&,
+                                                        const IndexConfig&, const std::filesystem::path&,
+                                                        std::string*);
+  struct Cards;
+  CachedSearch(SearchIndex index, std::unique_ptr<Cards> cards, std::size_t skipped, std::filesystem::path file);
+  SearchIndex index_;
+  std::unique_ptr<Cards> cards_;  // owns the mapping the views point into
+  std::size_t skipped_files_ = 0;
+  std::filesystem::path file_;
+};
+
+// The search index of `root` from its cache file in `dir`, when that file is
+// current, whole and holds an index for `config`; the bundle section is
+// neither checked nor read. Otherwise nullopt, with why in `reason` when
+// given: the caller loads through load_cached(), which rebuilds and rewrites
+// the cache (and warns about a corrupt one). Writes nothing.
+std::optional<CachedSearch> load_cached_search(const std::filesystem::path& root, const LoadOptions& options,
+                                               const IndexConfig& config, const std::filesystem::path& dir,
+                                               std::string* reason = nullptr);
 
 }  // namespace okfbench::retrieval

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <future>
 #include <memory>
 #include <thread>
@@ -653,7 +654,8 @@ void check_restored(const IndexData& index) {
   bool ok = index.multiplier.size() == n && index.type.size() == n && index.layer.size() == n &&
             index.tags.size() == n && index.usage.size() == n && index.idf.size() == index.terms.size() &&
             index.postings.size() == index.terms.size() && fits(index.type, index.types.ids.size()) &&
-            fits(index.layer, index.layers.ids.size());
+            fits(index.layer, index.layers.ids.size()) &&
+            std::adjacent_find(index.ids.begin(), index.ids.end(), std::greater_equal<>()) == index.ids.end();
   for (std::size_t d = 0; ok && d < n; ++d)
     ok = fits(index.tags[d], index.tag_names.ids.size()) && fits(index.usage[d], index.usage_names.ids.size());
   for (std::size_t t = 0; ok && t < index.postings.size(); ++t)
@@ -684,9 +686,15 @@ void SearchIndex::save(detail::Writer& w) const {
     w.put<std::uint64_t>(x);
 }
 
-SearchIndex SearchIndex::restore(detail::Reader& r, const Bundle& bundle) {
+SearchIndex SearchIndex::restore(detail::Reader& r, const Bundle* bundle) {
   SearchIndex out;
-  out.impl_ = std::make_unique<Impl>(get_config(r));
+  const IndexConfig config = get_config(r);
+  try {
+    validate(config);
+  } catch (const InputError& e) {
+    throw detail::CorruptCache(std::string("the stored index config is invalid (") + e.what() + ")");
+  }
+  out.impl_ = std::make_unique<Impl>(config);
   Impl& index = *out.impl_;
   index.ids = r.get_strings();
   index.multiplier = r.get_array<float>();
@@ -706,12 +714,16 @@ SearchIndex SearchIndex::restore(detail::Reader& r, const Bundle& bundle) {
   for (std::size_t* x : {&index.stats.documents, &index.stats.terms, &index.stats.postings, &index.stats.tokens})
     *x = r.get<std::uint64_t>();
   check_restored(index);
+  if (!bundle) {
+    index.concepts.assign(index.ids.size(), nullptr);
+    return out;
+  }
   // Both are sorted by id, so one pass pairs them.
   index.concepts.reserve(index.ids.size());
-  auto next = bundle.concepts().begin();
+  auto next = bundle->concepts().begin();
   for (const std::string& id : index.ids) {
-    while (next != bundle.concepts().end() && next->id < id) ++next;
-    if (next == bundle.concepts().end() || next->id != id)
+    while (next != bundle->concepts().end() && next->id < id) ++next;
+    if (next == bundle->concepts().end() || next->id != id)
       throw detail::CorruptCache("the search index names a concept the bundle does not have");
     index.concepts.push_back(&*next++);
   }

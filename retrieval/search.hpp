@@ -60,7 +60,8 @@ struct SearchOptions {
 std::size_t clamp_tool_limit(long long requested);
 
 struct Hit {
-  // nullptr for an index built from Documents. (Not named `concept`: that is
+  // nullptr for an index built from Documents or restored without its
+  // bundle (retrieval/index_cache.hpp's CachedSearch). (Not named `concept`: that is
   // a C++20 keyword, so the original sketch's member could not compile.)
   const Concept* concept_ptr = nullptr;
   double score = 0.0;
@@ -154,11 +155,13 @@ class SearchIndex {
   IndexStats stats() const;
 
   // The index in the index cache's byte format, and back over the bundle it
-  // was built from (retrieval/index_cache.hpp; not for other callers). Only
+  // was built from, or with `bundle` nullptr over none (hits then carry no
+  // concept_ptr) (retrieval/index_cache.hpp; not for other callers). Only
   // an index over one bundle is saved. restore() throws detail::CorruptCache
-  // for bytes save() did not write or ids the bundle does not have.
+  // for bytes save() did not write, a config validate() refuses, or ids the
+  // bundle does not have.
   void save(detail::Writer& out) const;
-  static SearchIndex restore(detail::Reader& in, const Bundle& bundle);
+  static SearchIndex restore(detail::Reader& in, const Bundle* bundle);
 
   SearchIndex(SearchIndex&&) noexcept;
   SearchIndex& operator=(SearchIndex&&) noexcept;

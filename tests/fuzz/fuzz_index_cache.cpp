@@ -1,7 +1,7 @@
 // The index cache's reader (retrieval/index_cache.hpp) on a payload that
 // passed the checksum but was not written by Bundle::save and
-// SearchIndex::save: the input is the bundle and index part of a cache
-// file. A real file's checksum stops random damage; this is what a buggy or
+// SearchIndex::save: the input is a cache file's bundle section, a byte 1,
+// and the index at the start of its search section. A real file's checksum stops random damage; this is what a buggy or
 // hostile writer could still hand the reader.
 //
 // Invariants: restoring throws nothing but detail::CorruptCache; a bundle
@@ -51,8 +51,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     Bundle bundle = Bundle::restore(reader, "/nonexistent-root", {});
     std::optional<SearchIndex> index;
-    if (reader.get_bool()) index.emplace(SearchIndex::restore(reader, bundle));
-    if (index) query(bundle, *index);
+    if (!reader.get_bool()) return 0;
+    detail::Reader alone = reader;
+    index.emplace(SearchIndex::restore(reader, &bundle));
+    query(bundle, *index);
+    // The same bytes without the bundle (CachedSearch): no hit names a concept.
+    const SearchIndex bare = SearchIndex::restore(alone, nullptr);
+    for (const Hit& hit : bare.search("a the revenue orders", {}))
+      check(hit.concept_ptr == nullptr && bundle.find(hit.id) != nullptr, "a bare index's hit is not the bundle's");
   } catch (const detail::CorruptCache&) {
   }
   return 0;

@@ -11,6 +11,8 @@
 
 #include <chrono>
 #include <cstring>
+#include <optional>
+#include <utility>
 #include <unistd.h>
 #include <thread>
 
@@ -186,17 +188,46 @@ std::string sha256(std::string_view bytes) {
   return std::string(reinterpret_cast<const char*>(sum), 32);
 }
 
-// Rewrites the payload checksum, as index_cache.hpp defines it (SHA-256 of
-// the SHA-256 of each 16 MiB block), so that a mutated payload passes it.
+// The header as index_cache.hpp describes it: magic, format, header length
+// and payload length, then per section its offset, length and checksum.
+constexpr std::size_t kTable = 8 + 4 + 4 + 8;
+constexpr std::size_t kSectionEntry = 8 + 8 + 32;
+enum { kManifest, kSearchSection, kBundleSection };
+
+// [offset, offset + length) of section `i` of a cache file's bytes, or
+// nullopt when the table says something the file cannot hold.
+std::optional<std::pair<std::size_t, std::size_t>> section_range(const std::string& bytes, int i) {
+  std::uint64_t offset = 0, length = 0;
+  if (bytes.size() < kTable + 3 * kSectionEntry) return std::nullopt;
+  std::memcpy(&offset, bytes.data() + kTable + i * kSectionEntry, 8);
+  std::memcpy(&length, bytes.data() + kTable + i * kSectionEntry + 8, 8);
+  if (offset > bytes.size() || length > bytes.size() - offset) return std::nullopt;
+  return std::pair<std::size_t, std::size_t>(offset, offset + length);
+}
+
+// Rewrites each section's checksum, as index_cache.hpp defines it (SHA-256
+// of the SHA-256 of each 16 MiB block of the section), so that a mutated
+// file passes them.
 void reseal(const fs::path& file) {
   std::string bytes = read_file(file);
-  constexpr std::size_t kHeader = 8 + 4 + 4 + 8 + 32;
   constexpr std::size_t kBlock = std::size_t{16} << 20;
-  std::string sums;
-  for (std::size_t at = kHeader; at < bytes.size(); at += kBlock)
-    sums += sha256(std::string_view(bytes).substr(at, kBlock));
-  std::memcpy(bytes.data() + 24, sha256(sums).data(), 32);
+  for (int i = 0; i < 3; ++i) {
+    const auto range = section_range(bytes, i);
+    if (!range) continue;  // a mutated table: refused before any checksum
+    std::string sums;
+    for (std::size_t at = range->first; at < range->second; at += kBlock)
+      sums += sha256(std::string_view(bytes).substr(at, std::min(kBlock, range->second - at)));
+    std::memcpy(bytes.data() + kTable + i * kSectionEntry + 16, sha256(sums).data(), 32);
+  }
   write_file(file, bytes);
+}
+
+// The byte in the middle of section `i` flipped.
+std::string flipped_in(std::string bytes, int i) {
+  const auto range = section_range(bytes, i);
+  EXPECT_TRUE(range.has_value());
+  bytes[(range->first + range->second) / 2] ^= 0x20;
+  return bytes;
 }
 
 TEST(IndexCache, ACorruptTruncatedOrForeignFileIsRebuiltNeverTrusted) {
@@ -209,10 +240,11 @@ TEST(IndexCache, ACorruptTruncatedOrForeignFileIsRebuiltNeverTrusted) {
     std::string bytes;
     std::string reason;
   };
-  std::string flipped = good;
-  flipped[good.size() / 2] ^= 0x20;
   const std::vector<Case> cases = {
-      {flipped, "corrupt: checksum mismatch"},
+      {flipped_in(good, kManifest), "corrupt: checksum mismatch in the manifest section"},
+      {flipped_in(good, kSearchSection), "corrupt: checksum mismatch in the search section"},
+      {flipped_in(good, kBundleSection), "corrupt: checksum mismatch in the bundle section"},
+      {good.substr(0, 30) + std::string(8, '\xff') + good.substr(38), "corrupt: the header's section table is wrong"},
       {good.substr(0, good.size() - 7), "corrupt: truncated or extended"},
       {good + "x", "corrupt: truncated or extended"},
       {good.substr(0, 20), "corrupt: shorter than its header"},
@@ -253,7 +285,7 @@ TEST(IndexCache, APayloadOfSeveralChecksumBlocksRoundTripsAndEachBlockIsChecked)
   std::string bytes = read_file(file);
   bytes[bytes.size() - 1000] ^= 0x01;  // in the second block
   write_file(file, bytes);
-  EXPECT_EQ(load_cached(root, {}, {}, cache).reason, "corrupt: checksum mismatch");
+  EXPECT_EQ(load_cached(root, {}, {}, cache).reason, "corrupt: checksum mismatch in the bundle section");
   reseal(file);  // the rewritten file, sealed by the formula documented: it must still read
   EXPECT_TRUE(load_cached(root, {}, {}, cache).from_cache);
 }
@@ -267,11 +299,15 @@ TEST(IndexCache, ResealedMutationsNeverCrashTheReader) {
   const fs::path file = load_cached(root, {}, {}, cache).file;
   const std::string good = read_file(file);
   std::size_t refused = 0;
-  for (std::size_t at = 56; at < good.size(); at += 7) {
+  for (std::size_t at = kTable; at < good.size(); at += 7) {
     std::string bytes = good;
     bytes[at] = static_cast<char>(bytes[at] ^ 0xFF);
     write_file(file, bytes);
     reseal(file);
+    if (std::optional<CachedSearch> search = load_cached_search(root, {}, {}, cache)) {
+      for (const Hit& hit : search->index().search("revenue orders churn", {}))
+        EXPECT_TRUE(search->card(hit.id).has_value()) << "mutated byte " << at;
+    }
     CachedBundle loaded = load_cached(root, {}, {}, cache);
     refused += loaded.from_cache ? 0 : 1;
     EXPECT_GE(loaded.bundle.concepts().size(), 1u);
@@ -288,6 +324,103 @@ TEST(IndexCache, AnotherIndexConfigIsBuiltFromTheCachedBundle) {
   EXPECT_TRUE(other.from_cache);
   EXPECT_TRUE(other.index.config() == flat);
   EXPECT_EQ(snapshot(other.bundle, other.index), fresh_snapshot(root, {}, flat));
+}
+
+// Hits, scores and cards of a search from the cache file alone, as text.
+std::string search_snapshot(const CachedSearch& search) {
+  std::string out;
+  SearchOptions ten;
+  ten.limit = 10;
+  SearchOptions tables = ten;
+  tables.layer = "tables";
+  for (const SearchOptions& options : {ten, tables})
+    for (const char* query : {"revenue", "active users churn", "orders table", "the", "zzz"})
+      for (const Hit& hit : search.index().search(query, options)) {
+        EXPECT_EQ(hit.concept_ptr, nullptr);
+        const std::optional<ConceptCard> card = search.card(hit.id);
+        out += fmt::format("hit {} {} {:.17g} {}|{}|{}\n", query, hit.id, hit.score, card->title, card->description,
+                           card->type);
+      }
+  return out;
+}
+
+// The same from a fresh load.
+std::string fresh_search_snapshot(const fs::path& root, const IndexConfig& config = {}) {
+  Bundle bundle = Bundle::load(root);
+  SearchIndex index = SearchIndex::build(bundle, config);
+  std::string out;
+  SearchOptions ten;
+  ten.limit = 10;
+  SearchOptions tables = ten;
+  tables.layer = "tables";
+  for (const SearchOptions& options : {ten, tables})
+    for (const char* query : {"revenue", "active users churn", "orders table", "the", "zzz"})
+      for (const Hit& hit : index.search(query, options))
+        out += fmt::format("hit {} {} {:.17g} {}|{}|{}\n", query, hit.id, hit.score, hit.concept_ptr->title,
+                           hit.concept_ptr->description, hit.concept_ptr->type);
+  return out;
+}
+
+TEST(IndexCache, ASearchFromTheCacheFileAloneRanksAsAFreshLoad) {
+  const fs::path cache = fresh_dir("index-cache-search");
+  for (const fs::path& root : {small_bundle("cache-search"), okfbench::test::source_dir() / "datasets/bundles/demo"}) {
+    load_cached(root, {}, {}, cache);
+    std::string why = "unset";
+    std::optional<CachedSearch> search = load_cached_search(root, {}, {}, cache, &why);
+    ASSERT_TRUE(search.has_value()) << why;
+    EXPECT_EQ(why, "");
+    EXPECT_EQ(search_snapshot(*search), fresh_search_snapshot(root));
+    const Bundle bundle = Bundle::load(root);
+    std::size_t errors = 0;
+    for (const Diagnostic& d : bundle.diagnostics()) errors += d.severity == Severity::error ? 1 : 0;
+    EXPECT_EQ(search->skipped_files(), errors);
+    for (const Concept& c : bundle.concepts()) {
+      const std::optional<ConceptCard> card = search->card(c.id);
+      ASSERT_TRUE(card.has_value()) << c.id;
+      EXPECT_EQ(std::string(card->title) + "|" + std::string(card->description) + "|" + std::string(card->type),
+                c.title + "|" + c.description + "|" + c.type);
+    }
+    EXPECT_FALSE(search->card("no/such-concept").has_value());
+    EXPECT_FALSE(search->card("").has_value());
+  }
+}
+
+TEST(IndexCache, ASearchFromTheCacheFileNeedsItCurrentWholeAndForItsConfig) {
+  const fs::path cache = fresh_dir("index-cache-search-needs");
+  const fs::path root = small_bundle("cache-search-needs");
+  std::string why;
+  EXPECT_FALSE(load_cached_search(root, {}, {}, {}, &why));
+  EXPECT_EQ(why, "no cache folder");
+  EXPECT_FALSE(load_cached_search(root, {}, {}, cache, &why));
+  EXPECT_EQ(why, "no cache file");
+  EXPECT_FALSE(fs::exists(index_cache_file(cache, fs::canonical(root), {}))) << "it writes nothing";
+  const fs::path file = load_cached(root, {}, {}, cache).file;
+  const std::string good = read_file(file);
+  EXPECT_FALSE(load_cached_search(root, {}, lucene_flat_config(), cache, &why));
+  EXPECT_EQ(why, "holds an index for another config");
+  LoadOptions repo;
+  repo.profile = Profile::repo;
+  EXPECT_FALSE(load_cached_search(root, repo, {}, cache, &why));
+  EXPECT_EQ(why, "no cache file");
+
+  // Only the sections it reads are checked: a damaged bundle section does not stop a search.
+  write_file(file, flipped_in(good, kBundleSection));
+  EXPECT_TRUE(load_cached_search(root, {}, {}, cache, &why)) << why;
+  write_file(file, flipped_in(good, kSearchSection));
+  EXPECT_FALSE(load_cached_search(root, {}, {}, cache, &why));
+  EXPECT_EQ(why, "corrupt: checksum mismatch in the search section");
+  write_file(file, flipped_in(good, kManifest));
+  EXPECT_FALSE(load_cached_search(root, {}, {}, cache, &why));
+  EXPECT_EQ(why, "corrupt: checksum mismatch in the manifest section");
+  write_file(file, good.substr(0, good.size() - 1));
+  EXPECT_FALSE(load_cached_search(root, {}, {}, cache, &why));
+  EXPECT_EQ(why, "corrupt: truncated or extended");
+  EXPECT_EQ(read_file(file), good.substr(0, good.size() - 1)) << "it writes nothing";
+
+  write_file(file, good);
+  write_file(root / "notes/churn.md", concept_md("type: Note\ntitle: Churn\n", "Active users leave monthly.\n"));
+  EXPECT_FALSE(load_cached_search(root, {}, {}, cache, &why));
+  EXPECT_EQ(why, "stale: 'notes/churn.md' changed");
 }
 
 TEST(IndexCache, EachProfileAndLimitHasItsOwnFile) {
