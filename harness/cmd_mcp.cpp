@@ -58,17 +58,17 @@ int run_mcp(const McpArgs& a) {
   if (!surface) throw UsageError(fmt::format("--surface {}: use grafito or harnessx", a.surface));
   if (a.transport != "stdio" && a.transport != "http")
     throw UsageError(fmt::format("--transport {}: use stdio or http", a.transport));
-  std::vector<retrieval::Bundle> bundles;
-  bundles.reserve(a.bundles.size());  // the server keeps their addresses
+  std::vector<retrieval::CachedBundle> bundles;
+  bundles.reserve(a.bundles.size());  // the server keeps the addresses of their bundles and indexes
   std::vector<mcp::ServedBundle> served;
   for (const std::string& where : a.bundles) {
     // A folder or a git source; a checkout stays locked until its bundle is loaded.
     const harness::BundleSourceFolder source = harness::BundleSourceFolder::open(where, a.git);
-    retrieval::Bundle& b =
-        bundles.emplace_back(harness::load_cached_bundle(source.root(), {}, {}, a.git.index_cache_dir()).bundle);
-    if (b.concepts().empty())
+    retrieval::CachedBundle& b =
+        bundles.emplace_back(harness::load_cached_bundle(source.root(), {}, {}, a.git.index_cache_dir()));
+    if (b.bundle.concepts().empty())
       throw InputError(fmt::format("{}: no concepts loaded; run `okfbench validate {}` to see why", where, where));
-    served.push_back({source.name(), &b});
+    served.push_back({source.name(), &b.bundle, &b.index});
   }
   std::unique_ptr<mcp::SessionLog> log;
   if (!a.session_log.empty()) log = std::make_unique<mcp::SessionLog>(a.session_log);

@@ -99,7 +99,8 @@ struct Server::Impl {
   struct Served {
     std::string name;
     retrieval::Bundle* bundle = nullptr;
-    std::unique_ptr<retrieval::SearchIndex> index;  // on the heap: the tools keep its address
+    const retrieval::SearchIndex* index = nullptr;  // the one given, or own_index
+    std::unique_ptr<retrieval::SearchIndex> own_index;  // on the heap: the tools keep its address
     std::unique_ptr<agents::BundleTools> tools;
     std::unique_ptr<agents::BundleTools> reader;  // harnessx read_concept, for resources/read
   };
@@ -114,15 +115,22 @@ struct Server::Impl {
       Served& s = served.emplace_back();
       s.name = b.name;
       s.bundle = b.bundle;
-      s.index = std::make_unique<retrieval::SearchIndex>(retrieval::SearchIndex::build(*b.bundle));
+      if (b.index && !(b.index->config() == retrieval::IndexConfig{}))
+        throw UsageError(fmt::format("mcp: the index given for bundle '{}' is not built with the default config",
+                                     b.name));
+      s.index = b.index;
+      if (!s.index) {
+        s.own_index = std::make_unique<retrieval::SearchIndex>(retrieval::SearchIndex::build(*b.bundle));
+        s.index = s.own_index.get();
+      }
       agents::ToolsOptions t;
       t.surface = options.surface;
       t.include = names;
       t.max_body_chars = options.max_body_chars;
-      s.tools = std::make_unique<agents::BundleTools>(*b.bundle, t, s.index.get());
+      s.tools = std::make_unique<agents::BundleTools>(*b.bundle, t, s.index);
       t.surface = agents::Surface::harnessx;
       t.include = {"read_concept"};
-      s.reader = std::make_unique<agents::BundleTools>(*b.bundle, t, s.index.get());
+      s.reader = std::make_unique<agents::BundleTools>(*b.bundle, t, s.index);
     }
     if (served.size() > 1) make_several();
     tool_list = make_tool_list();

@@ -46,6 +46,9 @@ inline constexpr std::size_t kResourcePage = 100;
 struct ServedBundle {
   std::string name;            // as URIs and the "bundle" argument name it; unique
   retrieval::Bundle* bundle;   // must outlive the server
+  // The bundle's search index with the default config (one the index cache
+  // restored), which must outlive the server; nullptr: the server builds one.
+  const retrieval::SearchIndex* index = nullptr;
 };
 
 struct ServerOptions {

@@ -8,6 +8,7 @@
 
 #include "mcp/jsonrpc.hpp"
 #include "retrieval/error.hpp"
+#include "retrieval/search.hpp"
 #include "retrieval/tokens.hpp"
 #include "tests/mcp/mcp_fixture.hpp"
 
@@ -112,6 +113,24 @@ TEST(McpServer, ToolsCallReturnsTheToolResultAsText) {
   json opened = d.tool("open", {{"concept_id", hits[0]["id"]}});
   EXPECT_EQ(json::parse(opened["content"][0]["text"].get<std::string>())["id"], hits[0]["id"]);
   EXPECT_EQ(opened["content"][0]["type"], "text");
+}
+
+// A server given the bundle's index (okfbench mcp passes the one the index
+// cache restored) searches with it and builds none; an index of another
+// config would rank differently, so it is refused.
+TEST(McpServer, AGivenIndexIsTheOneSearchedAndMustHaveTheDefaultConfig) {
+  retrieval::Bundle bundle = retrieval::Bundle::load(demo());
+  const retrieval::SearchIndex index = retrieval::SearchIndex::build(bundle);
+  Server given({{"demo", &bundle, &index}}, {}, nullptr);
+  Demo built;
+  built.initialize();
+  Session session;
+  ASSERT_TRUE(given.handle(request(1, "initialize", initialize_params()).dump(), session));
+  const json call = request(2, "tools/call", {{"name", "search"}, {"arguments", {{"query", "slow query"}, {"k", 5}}}});
+  const json answer = json::parse(*given.handle(call.dump(), session));
+  EXPECT_EQ(answer["result"], built.tool("search", {{"query", "slow query"}, {"k", 5}}));
+  const retrieval::SearchIndex flat = retrieval::SearchIndex::build(bundle, retrieval::lucene_flat_config());
+  EXPECT_THROW(Server({{"demo", &bundle, &flat}}, {}, nullptr), UsageError);
 }
 
 TEST(McpServer, ToolFailuresAreResultsWithIsErrorAndNeverReadOutsideTheBundle) {
