@@ -222,7 +222,9 @@ retrieval::LoadOptions load_options(const BundleSource& b) {
 
 // Loads each part of a combined entry, with its checkout's lock held while
 // it loads, and indexes them as one.
-void load_parts(LoadedBundle& out, const GitOptions& git) {
+// Each part through the index cache (its own index is not used: the parts
+// are searched as one combined index).
+void load_parts(LoadedBundle& out, const GitOptions& git, const fs::path& index_cache) {
   for (BundleSource& part : out.source.parts) {
     std::optional<GitCheckout> checkout;
     fs::path dir = part.path;
@@ -231,7 +233,8 @@ void load_parts(LoadedBundle& out, const GitOptions& git) {
       dir = checkout->root();
       part.commit = checkout->commit();
     }
-    out.parts.push_back(std::make_unique<retrieval::Bundle>(retrieval::Bundle::load(dir, load_options(part))));
+    out.parts.push_back(std::make_unique<retrieval::Bundle>(
+        load_cached_bundle(dir, load_options(part), {}, index_cache).bundle));
     out.part_dirs.push_back(dir);
   }
   const std::vector<retrieval::NamedBundle> named = out.named();
@@ -248,7 +251,7 @@ LoadedBundle load_bundle(const ExperimentSpec& spec, const BundleSource& b, cons
   std::optional<GitCheckout> checkout;  // its lock is held until the bundle and questions are loaded
   const auto start = Clock::now();
   if (b.kind == BundleKind::combined) {
-    load_parts(out, git);
+    load_parts(out, git, index_cache);
     questions = b.questions;
   } else if (b.kind == BundleKind::git) {
     checkout.emplace(GitCheckout::open(b.git, git));

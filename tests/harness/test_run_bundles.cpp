@@ -67,6 +67,19 @@ TEST(RunBundles, ACombinedEntryLoadsItsBundlesIntoOneIndex) {
   EXPECT_EQ(b.questions.questions.size(), 3u);
 }
 
+TEST(RunBundles, ACombinedEntryLoadsEachPartThroughTheIndexCache) {
+  const fs::path dir = test::fresh_dir("run-bundles-cache");
+  const ExperimentSpec spec = load_spec(write_kb_spec(dir));
+  const fs::path cache = dir / "index";
+  const LoadedBundle first = load_bundle(spec, spec.bundles[0], {}, cache);
+  std::size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(cache)) files += entry.path().extension() == ".okfidx" ? 1 : 0;
+  EXPECT_EQ(files, 2u) << "one cache file per part";
+  const LoadedBundle again = load_bundle(spec, spec.bundles[0], {}, cache);
+  EXPECT_EQ(again.concept_count(), first.concept_count());
+  EXPECT_EQ(again.index->search("refund", {}).size(), first.index->search("refund", {}).size());
+}
+
 TEST(RunBundles, RelevantIdsMustNameTheirBundle) {
   const fs::path dir = test::fresh_dir("run-bundles-ids");
   test::write_file(dir / "q.yaml",
