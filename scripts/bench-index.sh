@@ -3,9 +3,14 @@
 # ratio against a baseline measured in the same run:
 #   read    reading every markdown file once (find | xargs cat > /dev/null)
 #   start   `okfbench --version` (process start-up)
+#   stat    a stat of every markdown file (find -printf '%s %T@'): the
+#           floor of any check that sees an edit to any file without a
+#           file watcher
 # Rows: generating the bundle; a cold load (`validate --no-index-cache`);
 # writing the cache (`index`); `search` from a fresh process with the cache
-# current and without a cache; `index` finding the cache current; query
+# current (manifest and search sections only) and without a cache;
+# `context` with the cache current (the whole bundle restored); `index`
+# finding the cache current (every section checked, all restored); query
 # latency p50/p99 over the question set in one process (`eval`). Times are
 # wall seconds (best of --runs for the short ones) and, for the long ones,
 # CPU seconds (user + system, all threads), which grow with the work alone
@@ -77,6 +82,7 @@ best_of() {
 }
 
 read_all() { find "$bundle" -name '*.md' -print0 | xargs -0 cat >/dev/null; }
+stat_all() { find "$bundle" -name '*.md' -printf '%s %T@\n' >/dev/null; }
 
 if [[ ! -d "$bundle" ]]; then
   read -r gen_s gen_kb gen_cpu < <(timed "$okfbench" gen --concepts "$concepts" --questions "$questions" --out "$bundle")
@@ -87,6 +93,7 @@ bytes=$(find "$bundle" -name '*.md' -printf '%s\n' | awk '{ s += $1 } END { prin
 files=$(find "$bundle" -name '*.md' | wc -l)
 read_s=$(best_of read_all)
 start_s=$(best_of "$okfbench" --version)
+stat_s=$(best_of stat_all)
 read -r cold_s cold_kb cold_cpu < <(timed "$okfbench" validate --no-index-cache "$bundle")
 rm -rf "$cache"
 read -r index_s index_kb index_cpu < <(timed "$okfbench" index --index-cache "$cache" "$bundle")
@@ -94,6 +101,8 @@ cache_bytes=$(find "$cache" -name '*.okfidx' -printf '%s\n' | awk '{ s += $1 } E
 query="revenue churn"
 cached_s=$(best_of "$okfbench" search --index-cache "$cache" "$bundle" "$query")
 read -r _ cached_kb _ < <(timed "$okfbench" search --index-cache "$cache" "$bundle" "$query")
+context_s=$(best_of "$okfbench" context --index-cache "$cache" "$bundle" "$query")
+read -r _ context_kb _ < <(timed "$okfbench" context --index-cache "$cache" "$bundle" "$query")
 current_s=$(best_of "$okfbench" index --index-cache "$cache" "$bundle")
 read -r uncached_s uncached_kb uncached_cpu < <(timed "$okfbench" search --no-index-cache "$bundle" "$query")
 latency=$("$okfbench" eval --index-cache "$cache" --bundle "$bundle" --questions "$bundle/questions.yaml" --json |
@@ -105,17 +114,18 @@ awk -v concepts="$concepts" -v files="$files" -v bytes="$bytes" -v gen_s="$gen_s
   -v read_s="$read_s" -v start_s="$start_s" -v cold_s="$cold_s" -v cold_kb="$cold_kb" -v index_s="$index_s" \
   -v index_kb="$index_kb" -v cache_bytes="$cache_bytes" -v cached_s="$cached_s" -v cached_kb="$cached_kb" \
   -v current_s="$current_s" -v uncached_s="$uncached_s" -v uncached_kb="$uncached_kb" -v p50="$p50" -v p99="$p99" \
-  -v runs="$runs" 'BEGIN {
+  -v runs="$runs" -v stat_s="$stat_s" -v context_s="$context_s" -v context_kb="$context_kb" 'BEGIN {
   mb = bytes / 1e6
   printf "bundle: %d concepts generated, %d markdown files, %.1f MB; cache file %.1f MB\n", concepts, files, mb, cache_bytes / 1e6
-  printf "baselines: read every file %.3f s (best of %d); okfbench --version %.4f s (best of %d)\n\n", read_s, runs, start_s, runs
-  printf "| step | seconds | / read | / start | CPU s per 1,000 concepts | peak memory / bundle bytes |\n|---|--:|--:|--:|--:|--:|\n"
+  printf "baselines (best of %d): read every file %.3f s; okfbench --version %.4f s; stat every file %.3f s (%.1f x start)\n\n", runs, read_s, start_s, stat_s, stat_s / start_s
+  printf "| step | seconds | / read | / start | / stat | CPU s per 1,000 concepts | peak memory / bundle bytes |\n|---|--:|--:|--:|--:|--:|--:|\n"
   k = concepts / 1000
-  if (gen_s != "") printf "| gen | %.2f | %.1f | | %.3f | %.2f |\n", gen_s, gen_s / read_s, gen_cpu / k, gen_kb * 1024 / bytes
-  printf "| validate, no cache (cold load) | %.2f | %.1f | | %.3f | %.2f |\n", cold_s, cold_s / read_s, cold_cpu / k, cold_kb * 1024 / bytes
-  printf "| index (load, build, write the cache) | %.2f | %.1f | | %.3f | %.2f |\n", index_s, index_s / read_s, index_cpu / k, index_kb * 1024 / bytes
-  printf "| search, no cache | %.2f | %.1f | %.0f | %.3f | %.2f |\n", uncached_s, uncached_s / read_s, uncached_s / start_s, uncached_cpu / k, uncached_kb * 1024 / bytes
-  printf "| search, cache current | %.3f | %.2f | %.0f | | %.2f |\n", cached_s, cached_s / read_s, cached_s / start_s, cached_kb * 1024 / bytes
-  printf "| index, cache current | %.3f | %.2f | %.0f | | |\n", current_s, current_s / read_s, current_s / start_s
+  if (gen_s != "") printf "| gen | %.2f | %.1f | | | %.3f | %.2f |\n", gen_s, gen_s / read_s, gen_cpu / k, gen_kb * 1024 / bytes
+  printf "| validate, no cache (cold load) | %.2f | %.1f | | | %.3f | %.2f |\n", cold_s, cold_s / read_s, cold_cpu / k, cold_kb * 1024 / bytes
+  printf "| index (load, build, write the cache) | %.2f | %.1f | | | %.3f | %.2f |\n", index_s, index_s / read_s, index_cpu / k, index_kb * 1024 / bytes
+  printf "| search, no cache | %.2f | %.1f | %.0f | | %.3f | %.2f |\n", uncached_s, uncached_s / read_s, uncached_s / start_s, uncached_cpu / k, uncached_kb * 1024 / bytes
+  printf "| search, cache current | %.3f | %.2f | %.1f | %.2f | | %.2f |\n", cached_s, cached_s / read_s, cached_s / start_s, cached_s / stat_s, cached_kb * 1024 / bytes
+  printf "| context, cache current | %.3f | %.2f | %.0f | %.1f | | %.2f |\n", context_s, context_s / read_s, context_s / start_s, context_s / stat_s, context_kb * 1024 / bytes
+  printf "| index, cache current | %.3f | %.2f | %.0f | %.1f | | |\n", current_s, current_s / read_s, current_s / start_s, current_s / stat_s
   printf "\nquery latency in one process (eval, cached bundle): p50 %.3f ms, p99 %.3f ms\n", p50, p99
 }'
