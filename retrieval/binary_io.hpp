@@ -3,10 +3,12 @@
 // (retrieval/index_cache.hpp). Integers are little-endian fixed width,
 // strings and vectors a u64 count and their elements. Not part of the
 // contract; the cache's format version changes with it.
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -49,13 +51,27 @@ class Writer {
     buffer_.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
     drain();
   }
+  // An array Reader::get_span reads in place: its count, then zero bytes up
+  // to a multiple of 8 from the start of the stream, then the elements.
+  template <typename T>
+    requires std::is_trivially_copyable_v<T> && (alignof(T) <= 8)
+  void put_span(std::span<const T> values) {
+    put<std::uint64_t>(values.size());
+    buffer_.append((8 - position() % 8) % 8, '\0');
+    buffer_.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
+    drain();
+  }
+  // Bytes written so far, handed to the sink or not.
+  std::uint64_t position() const { return flushed_ + buffer_.size(); }
   void put_bytes(std::string_view bytes) {
     buffer_.append(bytes);
     drain();
   }
   void flush() {
-    if (sink_ && !buffer_.empty()) sink_(buffer_);
-    if (sink_) buffer_.clear();
+    if (!sink_) return;
+    if (!buffer_.empty()) sink_(buffer_);
+    flushed_ += buffer_.size();
+    buffer_.clear();
   }
   void put_strings(const std::vector<std::string>& values) {
     put<std::uint64_t>(values.size());
@@ -70,6 +86,7 @@ class Writer {
   Sink sink_;
   std::size_t chunk_ = 0;
   std::string buffer_;
+  std::uint64_t flushed_ = 0;
 };
 
 // Reads what Writer wrote from a span of bytes; every read is bounds-checked
@@ -77,7 +94,9 @@ class Writer {
 // allocated.
 class Reader {
  public:
-  Reader(const char* begin, const char* end) : at_(begin), end_(end) {}
+  // Arrays are read in place (get_span) only when `begin` is 8-byte aligned,
+  // as a cache file's sections are.
+  Reader(const char* begin, const char* end) : begin_(begin), at_(begin), end_(end) {}
 
   template <typename T>
     requires std::is_trivially_copyable_v<T>
@@ -113,6 +132,20 @@ class Reader {
     at_ += n * sizeof(T);
     return out;
   }
+  // What Writer::put_span wrote, in place: valid while the bytes are.
+  template <typename T>
+    requires std::is_trivially_copyable_v<T> && (alignof(T) <= 8)
+  std::span<const T> get_span() {
+    const std::size_t n = count(sizeof(T));
+    const std::size_t pad = (8 - static_cast<std::size_t>(at_ - begin_) % 8) % 8;
+    need(pad);
+    at_ += pad;
+    if (n > static_cast<std::size_t>(end_ - at_) / sizeof(T)) throw CorruptCache("a count is larger than the bytes left");
+    if (reinterpret_cast<std::uintptr_t>(at_) % alignof(T) != 0) throw CorruptCache("an array is not aligned");
+    std::span<const T> out(reinterpret_cast<const T*>(at_), n);
+    at_ += n * sizeof(T);
+    return out;
+  }
   std::vector<std::string> get_strings() {
     std::vector<std::string> out(count(sizeof(std::uint64_t)));
     for (std::string& value : out) value = get_string();
@@ -127,11 +160,19 @@ class Reader {
   }
   bool get_bool() { return get_enum<std::uint8_t>(1) != 0; }
   bool done() const { return at_ == end_; }
+  // Whether only the zero bytes that pad the stream to a multiple of 8 are
+  // left (a cache file's sections end so).
+  bool done_but_padding() const {
+    const std::size_t left = static_cast<std::size_t>(end_ - at_);
+    return left < 8 && (static_cast<std::size_t>(end_ - begin_) % 8 == 0) &&
+           std::all_of(at_, end_, [](char c) { return c == '\0'; });
+  }
 
  private:
   void need(std::size_t bytes) const {
     if (static_cast<std::size_t>(end_ - at_) < bytes) throw CorruptCache("the file ends early");
   }
+  const char* begin_;
   const char* at_;
   const char* end_;
 };

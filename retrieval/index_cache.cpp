@@ -20,6 +20,7 @@
 
 #include "retrieval/binary_io.hpp"
 #include "retrieval/bundle_impl.hpp"
+#include "retrieval/columns.hpp"
 #include "retrieval/digest.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/file_reader.hpp"
@@ -34,7 +35,7 @@ using detail::Stamp;
 using detail::Writer;
 
 // Bumped whenever binary_io's layout of anything in the file changes.
-constexpr std::uint32_t kFormat = 5;
+constexpr std::uint32_t kFormat = 6;
 constexpr char kMagic[8] = {'O', 'K', 'F', 'B', 'I', 'D', 'X', '\n'};
 
 // A whole cache file in another format (another okfbench wrote it): not
@@ -204,6 +205,15 @@ class Mapping {
   }
   const char* data() const { return data_; }
   std::size_t size() const { return size_; }
+  // Drops the pages wholly inside `bytes` from this process (they are read
+  // from the file again if touched): a section copied out of the file need
+  // not stay resident.
+  void release(std::string_view bytes) const {
+    const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto from = (reinterpret_cast<std::uintptr_t>(bytes.data()) + page - 1) / page * page;
+    const auto to = (reinterpret_cast<std::uintptr_t>(bytes.data()) + bytes.size()) / page * page;
+    if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+  }
 
  private:
   Mapping() = default;
@@ -309,69 +319,35 @@ Payload read_head(Reader& r) {
   return p;
 }
 
-// One column of the concept cards: row i is text[offsets[i], offsets[i+1]),
-// read in place.
-class Column {
- public:
-  static void put(Writer& w, const std::vector<Concept>& concepts, std::string Concept::*field) {
-    std::uint64_t at = 0;
-    w.put(at);
-    for (const Concept& c : concepts) w.put(at += (c.*field).size());
-    w.put<std::uint64_t>(at);
-    for (const Concept& c : concepts) w.put_bytes(c.*field);
-  }
-  // The column after its row count, which CardColumns::get reads once for all four.
-  static Column get(Reader& r, std::size_t rows) {
-    Column c;
-    c.offsets_ = r.get_bytes((rows + 1) * sizeof(std::uint64_t));
-    c.text_ = r.get_view();
-    std::uint64_t last = 0;
-    for (std::size_t i = 0; i <= rows; ++i) {
-      const std::uint64_t at = c.offset(i);
-      if (at < last || at > c.text_.size() || (i == 0 && at != 0)) throw CorruptCache("a concept card is out of bounds");
-      last = at;
-    }
-    if (last != c.text_.size()) throw CorruptCache("a concept card is out of bounds");
-    return c;
-  }
-  std::string_view at(std::size_t row) const { return text_.substr(offset(row), offset(row + 1) - offset(row)); }
-
- private:
-  std::uint64_t offset(std::size_t i) const {
-    std::uint64_t at;
-    std::memcpy(&at, offsets_.data() + i * sizeof at, sizeof at);
-    return at;
-  }
-  std::string_view offsets_;
-  std::string_view text_;
-};
-
 // The search section: the index, then the number of files skipped with an
 // error, then the concept cards (id, title, description, type), by id.
 void put_search(Writer& w, const Bundle& bundle, const SearchIndex& index) {
   index.save(w);
   w.put<std::uint64_t>(std::count_if(bundle.diagnostics().begin(), bundle.diagnostics().end(),
                                      [](const Diagnostic& d) { return d.severity == Severity::error; }));
-  w.put<std::uint64_t>(bundle.concepts().size());
-  for (std::string Concept::*field : {&Concept::id, &Concept::title, &Concept::description, &Concept::type})
-    Column::put(w, bundle.concepts(), field);
+  for (std::string Concept::*field : {&Concept::id, &Concept::title, &Concept::description, &Concept::type}) {
+    detail::Strings::Builder column;
+    for (const Concept& c : bundle.concepts()) column.add(c.*field);
+    column.finish().save(w);
+  }
 }
 
 // The concept cards: after the index and the skipped count in the search
-// section, rows by id.
+// section, rows by id, read in place.
 struct CardColumns {
-  Column ids, titles, descriptions, types;
+  detail::Strings ids, titles, descriptions, types;
 
   static CardColumns get(Reader& r) {
     CardColumns out;
-    const std::size_t rows = r.count(sizeof(std::uint64_t));
-    for (Column* column : {&out.ids, &out.titles, &out.descriptions, &out.types}) *column = Column::get(r, rows);
+    for (detail::Strings* column : {&out.ids, &out.titles, &out.descriptions, &out.types})
+      *column = detail::Strings::restore(r);
+    const std::size_t rows = out.ids.size();
+    if (out.titles.size() != rows || out.descriptions.size() != rows || out.types.size() != rows)
+      throw CorruptCache("the concept cards do not fit together");
     for (std::size_t i = 1; i < rows; ++i)
-      if (!(out.ids.at(i - 1) < out.ids.at(i))) throw CorruptCache("the concept cards are not in id order");
-    out.rows = rows;
+      if (!(out.ids[i - 1] < out.ids[i])) throw CorruptCache("the concept cards are not in id order");
     return out;
   }
-  std::size_t rows = 0;
 };
 
 // Every document of the index has a card: both are in id order, so one
@@ -379,8 +355,8 @@ struct CardColumns {
 void check_cards_cover(const SearchIndex& index, const CardColumns& cards) {
   std::size_t row = 0;
   for (const Hit& doc : index.candidates({})) {
-    while (row < cards.rows && cards.ids.at(row) < doc.id) ++row;
-    if (row == cards.rows || cards.ids.at(row) != doc.id)
+    while (row < cards.ids.size() && cards.ids[row] < doc.id) ++row;
+    if (row == cards.ids.size() || cards.ids[row] != doc.id)
       throw CorruptCache("the search index names a concept that has no card");
   }
 }
@@ -406,7 +382,7 @@ bool guarded(F f, std::string& reason, bool& corrupt) {
 // A mapped cache file whose header is right, whose manifest section is
 // whole and says the tree at the root is unchanged.
 struct CurrentFile {
-  Mapping file;
+  std::shared_ptr<const Mapping> file;  // restored indexes read it in place
   std::array<std::string_view, kSections> sections;
 };
 
@@ -420,7 +396,7 @@ std::optional<CurrentFile> open_current(const fs::path& file, const fs::path& ro
     check_section(*mapped, kHead, sections[kHead]);
     Reader r(sections[kHead].data(), sections[kHead].data() + sections[kHead].size());
     Payload head = read_head(r);
-    if (!r.done()) throw CorruptCache("bytes after the end of the manifest");
+    if (!r.done_but_padding()) throw CorruptCache("bytes after the end of the manifest");
     if (head.key != cache_key(root, options)) {
       reason = "written for another bundle or other load options";
       return;
@@ -434,7 +410,7 @@ std::optional<CurrentFile> open_current(const fs::path& file, const fs::path& ro
       reason = "stale: " + change;
       return;
     }
-    out.emplace(CurrentFile{std::move(*mapped), sections});
+    out.emplace(CurrentFile{std::make_shared<const Mapping>(std::move(*mapped)), sections});
   }, reason, corrupt);
   return out;
 }
@@ -449,16 +425,17 @@ std::optional<CachedBundle> read_cache(const fs::path& file, const fs::path& roo
   if (!current) return std::nullopt;
   std::optional<CachedBundle> out;
   guarded([&] {
-    check_section(current->file, kSearch, current->sections[kSearch]);
-    check_section(current->file, kBundle, current->sections[kBundle]);
+    check_section(*current->file, kSearch, current->sections[kSearch]);
+    check_section(*current->file, kBundle, current->sections[kBundle]);
     Reader rb = reader_of(current->sections[kBundle]);
     Bundle bundle = Bundle::restore(rb, root, options);
-    if (!rb.done()) throw CorruptCache("bytes after the end of the bundle");
+    if (!rb.done_but_padding()) throw CorruptCache("bytes after the end of the bundle");
+    current->file->release(current->sections[kBundle]);  // copied out: only the index reads the file from now on
     Reader rs = reader_of(current->sections[kSearch]);
-    SearchIndex index = SearchIndex::restore(rs, &bundle);
+    SearchIndex index = SearchIndex::restore(rs, &bundle, current->file);
     rs.get<std::uint64_t>();
     CardColumns::get(rs);
-    if (!rs.done()) throw CorruptCache("bytes after the end of the search section");
+    if (!rs.done_but_padding()) throw CorruptCache("bytes after the end of the search section");
     if (!same_index(index.config(), config)) index = SearchIndex::build(bundle, config);
     out.emplace(CachedBundle{std::move(bundle), std::move(index), true, "", "", false, file});
   }, reason, corrupt);
@@ -494,6 +471,7 @@ void write_payload(int fd, const std::string& key, std::int64_t start, const Man
         },
         std::size_t{4} << 20);
     fill(w);
+    w.put_bytes(std::string((8 - w.position() % 8) % 8, '\0'));  // the next section starts 8-aligned
     w.flush();
     out.bytes = at - out.offset;
     const auto sum = digest.finish();
@@ -562,7 +540,7 @@ std::string write_cache(const fs::path& file, const std::string& key, std::int64
 }  // namespace
 
 struct CachedSearch::Cards {
-  Mapping file;
+  std::shared_ptr<const Mapping> file;  // the columns read it in place
   CardColumns columns;
 };
 
@@ -573,14 +551,14 @@ CachedSearch::~CachedSearch() = default;
 
 std::optional<ConceptCard> CachedSearch::card(std::string_view id) const {
   const CardColumns& c = cards_->columns;
-  std::size_t low = 0, high = c.rows;
+  std::size_t low = 0, high = c.ids.size();
   while (low < high) {
     const std::size_t mid = low + (high - low) / 2;
-    if (c.ids.at(mid) < id) low = mid + 1;
+    if (c.ids[mid] < id) low = mid + 1;
     else high = mid;
   }
-  if (low == c.rows || c.ids.at(low) != id) return std::nullopt;
-  return ConceptCard{c.titles.at(low), c.descriptions.at(low), c.types.at(low)};
+  if (low == c.ids.size() || c.ids[low] != id) return std::nullopt;
+  return ConceptCard{c.titles[low], c.descriptions[low], c.types[low]};
 }
 
 std::optional<CachedSearch> load_cached_search(const fs::path& root, const LoadOptions& options,
@@ -595,18 +573,18 @@ std::optional<CachedSearch> load_cached_search(const fs::path& root, const LoadO
     if (std::optional<CurrentFile> current = open_current(file, canonical, options, reason, corrupt)) {
       guarded([&] {
         const std::string_view bytes = current->sections[kSearch];
-        check_section(current->file, kSearch, bytes);
+        check_section(*current->file, kSearch, bytes);
         Reader r = reader_of(bytes);
-        SearchIndex index = SearchIndex::restore(r, nullptr);
+        SearchIndex index = SearchIndex::restore(r, nullptr, current->file);
         const std::size_t skipped = r.count(0);
         CardColumns columns = CardColumns::get(r);
-        if (!r.done()) throw CorruptCache("bytes after the end of the search section");
+        if (!r.done_but_padding()) throw CorruptCache("bytes after the end of the search section");
         check_cards_cover(index, columns);
         if (!same_index(index.config(), config)) {
           reason = "holds an index for another config";
           return;
         }
-        auto cards = std::make_unique<CachedSearch::Cards>(CachedSearch::Cards{std::move(current->file), columns});
+        auto cards = std::make_unique<CachedSearch::Cards>(CachedSearch::Cards{current->file, std::move(columns)});
         out.emplace(CachedSearch(std::move(index), std::move(cards), skipped, file));
       }, reason, corrupt);
     }

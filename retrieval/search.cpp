@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "retrieval/binary_io.hpp"
+#include "retrieval/columns.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/usage.hpp"
 
@@ -194,26 +195,42 @@ IndexConfig lucene_flat_config() {
 }
 
 namespace {
+using detail::Column;
+using detail::Rows;
+using detail::Strings;
+
 struct IndexData {
   IndexConfig config;
   Analyzer analyzer;
   // doc number -> key, ascending: the id, or for a document of a named
   // bundle id + '\0' + bundle, so that ties go by id, then bundle.
-  std::vector<std::string> ids;
+  Strings ids;
   std::vector<const Concept*> concepts;
-  std::vector<float> multiplier;
-  std::vector<std::uint32_t> type;
-  std::vector<std::uint32_t> layer;
-  std::vector<std::vector<std::uint32_t>> tags;   // sorted
-  std::vector<std::vector<std::uint32_t>> usage;  // sorted
+  Column<float> multiplier;
+  Column<std::uint32_t> type;
+  Column<std::uint32_t> layer;
+  Rows<std::uint32_t> tags;   // doc -> sorted tag ids
+  Rows<std::uint32_t> usage;  // doc -> sorted usage tag ids
   Names types, layers, tag_names, usage_names;
-  TermMap terms;
-  std::vector<double> idf;
-  std::vector<std::vector<Posting>> postings;
+  Strings terms;  // ascending: a term's id is its position
+  Column<double> idf;
+  Rows<Posting> postings;  // term id -> postings by doc
   IndexStats stats;
+  std::shared_ptr<const void> file;  // what keeps a restored index's bytes mapped
 
   explicit IndexData(const IndexConfig& c) : config(c), analyzer(c.analyzer) {}
 };
+
+// The position of `term` in the ascending `terms`, or kAbsent.
+std::uint32_t position_of(const Strings& terms, std::string_view term) {
+  std::size_t low = 0, high = terms.size();
+  while (low < high) {
+    const std::size_t mid = low + (high - low) / 2;
+    if (terms[mid] < term) low = mid + 1;
+    else high = mid;
+  }
+  return low < terms.size() && terms[low] == term ? static_cast<std::uint32_t>(low) : kAbsent;
+}
 
 // Everything build() needs while documents stream through it.
 // Builds the postings of a contiguous range of documents (numbered from
@@ -255,8 +272,9 @@ class Builder {
     }
   }
 
+  // Terms in ascending order (a term's id in the index is its position),
+  // with their idf and postings.
   void finish() {
-    index_.terms = std::move(terms_);
     const std::size_t n = lengths_[0].size();
     index_.stats.documents = n;
     index_.stats.terms = raw_.size();
@@ -266,12 +284,21 @@ class Builder {
       index_.stats.tokens += static_cast<std::size_t>(total);
       avg[f] = n == 0 ? 0.0 : total / static_cast<double>(n);
     }
-    index_.postings.resize(raw_.size());
-    index_.idf.resize(raw_.size());
-    for (std::size_t t = 0; t < raw_.size(); ++t) {
-      finish_term(t, avg);
-      index_.stats.postings += index_.postings[t].size();
+    std::vector<std::uint32_t> order(raw_.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return names_[a] < names_[b]; });
+    Strings::Builder terms;
+    std::vector<double> idf;
+    idf.reserve(order.size());
+    Rows<Posting>::Builder postings;
+    for (std::uint32_t t : order) {
+      terms.add(names_[t]);
+      idf.push_back(finish_term(t, avg, postings));
     }
+    index_.terms = terms.finish();
+    index_.idf = Column<double>(std::move(idf));
+    index_.postings = postings.finish();
+    index_.stats.postings = index_.postings.total();
   }
 
  private:
@@ -317,15 +344,15 @@ class Builder {
     doc_terms_.clear();
   }
 
-  void finish_term(std::size_t t, const std::array<double, kMaxFields>& avg) {
+  // Adds term t's postings to `postings` and returns its idf.
+  double finish_term(std::size_t t, const std::array<double, kMaxFields>& avg, Rows<Posting>::Builder& postings) {
     const double k1 = index_.config.k1;
     const double b = index_.config.b;
     const auto w = field_weights();
     const double n = static_cast<double>(lengths_[0].size());
     std::vector<RawPosting>& raw = raw_[t];
     const double df = static_cast<double>(raw.size());
-    index_.idf[t] = std::log(1.0 + (n - df + 0.5) / (df + 0.5));
-    std::vector<Posting>& out = index_.postings[t];
+    std::vector<Posting> out;
     out.reserve(raw.size());
     for (const RawPosting& p : raw) {
       double tf_tilde = 0.0;
@@ -338,6 +365,8 @@ class Builder {
       out.push_back({p.doc, static_cast<float>(denom > 0 ? tf_tilde / denom : 0.0)});
     }
     std::vector<RawPosting>().swap(raw);
+    postings.add(out);
+    return std::log(1.0 + (n - df + 0.5) / (df + 0.5));
   }
 
   IndexData& index_;
@@ -379,18 +408,41 @@ void build_postings(IndexData& index, std::span<const Document> documents, const
   builders[0]->finish();
 }
 
-void add_filters(IndexData& index, const Document& doc) {
-  index.type.push_back(index.types.intern(fold_case(doc.type)));
-  index.layer.push_back(index.layers.intern(doc.layer));
-  std::vector<std::uint32_t> tag_ids;
-  for (const std::string& tag : doc.tags) tag_ids.push_back(index.tag_names.intern(fold_case(tag)));
-  std::sort(tag_ids.begin(), tag_ids.end());
-  tag_ids.erase(std::unique(tag_ids.begin(), tag_ids.end()), tag_ids.end());
-  index.tags.push_back(std::move(tag_ids));
-  std::vector<std::uint32_t> usage_ids;
-  for (const std::string& tag : doc.usage) usage_ids.push_back(index.usage_names.intern(fold_case(tag)));
-  std::sort(usage_ids.begin(), usage_ids.end());
-  index.usage.push_back(std::move(usage_ids));
+// The per-document arrays while documents are added in number order.
+struct DocumentColumns {
+  Strings::Builder ids;
+  std::string last_key;
+  std::vector<float> multiplier;
+  std::vector<std::uint32_t> type;
+  std::vector<std::uint32_t> layer;
+  Rows<std::uint32_t>::Builder tags;
+  Rows<std::uint32_t>::Builder usage;
+
+  void finish(IndexData& index) {
+    index.ids = ids.finish();
+    index.multiplier = Column<float>(std::move(multiplier));
+    index.type = Column<std::uint32_t>(std::move(type));
+    index.layer = Column<std::uint32_t>(std::move(layer));
+    index.tags = tags.finish();
+    index.usage = usage.finish();
+  }
+};
+
+// Sorted, distinct ids of `names` (folded) in `table`.
+template <typename Range>
+std::vector<std::uint32_t> interned(Names& table, const Range& names) {
+  std::vector<std::uint32_t> ids;
+  for (const std::string& name : names) ids.push_back(table.intern(fold_case(name)));
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
+void add_filters(IndexData& index, DocumentColumns& columns, const Document& doc) {
+  columns.type.push_back(index.types.intern(fold_case(doc.type)));
+  columns.layer.push_back(index.layers.intern(doc.layer));
+  columns.tags.add(interned(index.tag_names, doc.tags));
+  columns.usage.add(interned(index.usage_names, doc.usage));
 }
 
 struct Filter {
@@ -415,10 +467,8 @@ Filter resolve_filter(const IndexData& index, const SearchOptions& options) {
   for (const std::string& tag : options.tags) filter.tags.push_back(resolve(index.tag_names, fold_case(tag)));
   std::sort(filter.tags.begin(), filter.tags.end());
   if (options.selection) {
-    for (const Exclusion& e : options.selection->excluded) {  // ids are sorted, as the documents are
-      auto it = std::lower_bound(index.ids.begin(), index.ids.end(), e.id);
-      if (it != index.ids.end() && *it == e.id) filter.excluded.push_back(static_cast<std::uint32_t>(it - index.ids.begin()));
-    }
+    for (const Exclusion& e : options.selection->excluded)  // ids are sorted, as the documents are
+      if (const std::uint32_t doc = position_of(index.ids, e.id); doc != kAbsent) filter.excluded.push_back(doc);
   }
   return filter;
 }
@@ -426,16 +476,15 @@ Filter resolve_filter(const IndexData& index, const SearchOptions& options) {
 bool passes(const IndexData& index, const Filter& filter, std::uint32_t doc) {
   if (filter.type != kAbsent && index.type[doc] != filter.type) return false;
   if (filter.layer != kAbsent && index.layer[doc] != filter.layer) return false;
-  if (filter.usage != kAbsent && !std::binary_search(index.usage[doc].begin(), index.usage[doc].end(), filter.usage))
-    return false;
+  if (filter.usage != kAbsent && !std::ranges::binary_search(index.usage[doc], filter.usage)) return false;
   if (std::binary_search(filter.excluded.begin(), filter.excluded.end(), doc)) return false;
-  const auto& tags = index.tags[doc];
+  const std::span<const std::uint32_t> tags = index.tags[doc];
   return std::includes(tags.begin(), tags.end(), filter.tags.begin(), filter.tags.end());
 }
 
 // Local pointers: through the thread_local the compiler would reload the
 // arrays on every posting (perf showed that as the hottest instruction).
-void accumulate(const std::vector<Posting>& postings, double weight, Accumulator& acc) {
+void accumulate(std::span<const Posting> postings, double weight, Accumulator& acc) {
   double* scores = acc.scores.data();
   std::uint32_t* touched = acc.touched.data();
   std::size_t count = acc.count;
@@ -545,18 +594,21 @@ SearchIndex SearchIndex::build(std::span<const Document> documents, const IndexC
   SearchIndex index;
   index.impl_ = std::make_unique<Impl>(config);
   Impl& impl = *index.impl_;
+  DocumentColumns columns;
   for (std::size_t i = 0; i < order.size(); ++i) {
     const Document& doc = documents[order[i]];
     if (doc.id.empty()) throw InputError("search: a document has an empty id");
     if (doc.id.find('\0') != std::string_view::npos || doc.bundle.find('\0') != std::string_view::npos)
       throw InputError("search: a document id or bundle name holds a NUL character");
-    if (i > 0 && keys[order[i]] == impl.ids.back())
+    if (i > 0 && keys[order[i]] == columns.last_key)
       throw InputError("search: duplicate document id '" + std::string(doc.id) + "'" +
                        (doc.bundle.empty() ? std::string() : " in bundle '" + std::string(doc.bundle) + "'"));
-    impl.ids.push_back(std::move(keys[order[i]]));
-    impl.multiplier.push_back(static_cast<float>(status_multiplier(doc.status)));
-    add_filters(impl, doc);
+    columns.ids.add(keys[order[i]]);
+    columns.last_key = std::move(keys[order[i]]);
+    columns.multiplier.push_back(static_cast<float>(status_multiplier(doc.status)));
+    add_filters(impl, columns, doc);
   }
+  columns.finish(impl);
   build_postings(impl, documents, order);
   impl.concepts.assign(impl.ids.size(), nullptr);
   return index;
@@ -571,9 +623,9 @@ std::vector<Hit> SearchIndex::search(std::string_view query, const SearchOptions
   AccumulatorLease lease{acc};
   acc.reserve(index.ids.size());
   for (const WeightedTerm& wt : index.analyzer.query_terms(query)) {
-    auto it = index.terms.find(wt.term);
-    if (it == index.terms.end()) continue;
-    accumulate(index.postings[it->second], wt.weight * index.idf[it->second], acc);
+    const std::uint32_t term = position_of(index.terms, wt.term);
+    if (term == kAbsent) continue;
+    accumulate(index.postings[term], wt.weight * index.idf[term], acc);
   }
   std::vector<Scored> heap;  // worst of the best `limit` on top
   heap.reserve(std::min(options.limit, acc.count));
@@ -643,23 +695,27 @@ IndexConfig get_config(detail::Reader& r) {
   return c;
 }
 
-// Every per-document array has one entry per document, and every number
-// that indexes another array is inside it: a corrupt file is refused here,
-// never read out of bounds by a query.
+// Every per-document array has one entry per document, every number that
+// indexes another array is inside it, and ids and terms ascend: a corrupt
+// file is refused here, never read out of bounds by a query.
 void check_restored(const IndexData& index) {
   const std::size_t n = index.ids.size();
   auto fits = [](const auto& ids, std::size_t size) {
     return std::all_of(ids.begin(), ids.end(), [&](std::uint32_t id) { return id < size; });
   };
+  auto ascending = [](const Strings& names) {
+    for (std::size_t i = 1; i < names.size(); ++i)
+      if (!(names[i - 1] < names[i])) return false;
+    return true;
+  };
   bool ok = index.multiplier.size() == n && index.type.size() == n && index.layer.size() == n &&
             index.tags.size() == n && index.usage.size() == n && index.idf.size() == index.terms.size() &&
             index.postings.size() == index.terms.size() && fits(index.type, index.types.ids.size()) &&
-            fits(index.layer, index.layers.ids.size()) &&
-            std::adjacent_find(index.ids.begin(), index.ids.end(), std::greater_equal<>()) == index.ids.end();
+            fits(index.layer, index.layers.ids.size()) && ascending(index.ids) && ascending(index.terms);
   for (std::size_t d = 0; ok && d < n; ++d)
     ok = fits(index.tags[d], index.tag_names.ids.size()) && fits(index.usage[d], index.usage_names.ids.size());
   for (std::size_t t = 0; ok && t < index.postings.size(); ++t)
-    ok = std::all_of(index.postings[t].begin(), index.postings[t].end(), [&](const Posting& p) { return p.doc < n; });
+    ok = std::ranges::all_of(index.postings[t], [&](const Posting& p) { return p.doc < n; });
   if (!ok) throw detail::CorruptCache("the search index's arrays do not fit together");
 }
 
@@ -668,25 +724,22 @@ void check_restored(const IndexData& index) {
 void SearchIndex::save(detail::Writer& w) const {
   const Impl& index = *impl_;
   put_config(w, index.config);
-  w.put_strings(index.ids);
-  w.put_array(index.multiplier);
-  w.put_array(index.type);
-  w.put_array(index.layer);
-  w.put<std::uint64_t>(index.tags.size());
-  for (std::size_t d = 0; d < index.tags.size(); ++d) {
-    w.put_array(index.tags[d]);
-    w.put_array(index.usage[d]);
-  }
+  index.ids.save(w);
+  index.multiplier.save(w);
+  index.type.save(w);
+  index.layer.save(w);
+  index.tags.save(w);
+  index.usage.save(w);
   for (const Names* names : {&index.types, &index.layers, &index.tag_names, &index.usage_names})
     w.put_strings(names_by_id(names->ids));
-  w.put_strings(names_by_id(index.terms));
-  w.put_array(index.idf);
-  for (const std::vector<Posting>& list : index.postings) w.put_array(list);
+  index.terms.save(w);
+  index.idf.save(w);
+  index.postings.save(w);
   for (std::size_t x : {index.stats.documents, index.stats.terms, index.stats.postings, index.stats.tokens})
     w.put<std::uint64_t>(x);
 }
 
-SearchIndex SearchIndex::restore(detail::Reader& r, const Bundle* bundle) {
+SearchIndex SearchIndex::restore(detail::Reader& r, const Bundle* bundle, std::shared_ptr<const void> file) {
   SearchIndex out;
   const IndexConfig config = get_config(r);
   try {
@@ -696,21 +749,18 @@ SearchIndex SearchIndex::restore(detail::Reader& r, const Bundle* bundle) {
   }
   out.impl_ = std::make_unique<Impl>(config);
   Impl& index = *out.impl_;
-  index.ids = r.get_strings();
-  index.multiplier = r.get_array<float>();
-  index.type = r.get_array<std::uint32_t>();
-  index.layer = r.get_array<std::uint32_t>();
-  const std::size_t docs = r.count(16);
-  for (std::size_t d = 0; d < docs; ++d) {
-    index.tags.push_back(r.get_array<std::uint32_t>());
-    index.usage.push_back(r.get_array<std::uint32_t>());
-  }
+  index.file = std::move(file);
+  index.ids = Strings::restore(r);
+  index.multiplier = Column<float>::restore(r);
+  index.type = Column<std::uint32_t>::restore(r);
+  index.layer = Column<std::uint32_t>::restore(r);
+  index.tags = Rows<std::uint32_t>::restore(r);
+  index.usage = Rows<std::uint32_t>::restore(r);
   for (Names* names : {&index.types, &index.layers, &index.tag_names, &index.usage_names})
     names->ids = ids_of(r.get_strings());
-  index.terms = ids_of(r.get_strings());
-  index.idf = r.get_array<double>();
-  index.postings.resize(index.terms.size());
-  for (std::vector<Posting>& list : index.postings) list = r.get_array<Posting>();
+  index.terms = Strings::restore(r);
+  index.idf = Column<double>::restore(r);
+  index.postings = Rows<Posting>::restore(r);
   for (std::size_t* x : {&index.stats.documents, &index.stats.terms, &index.stats.postings, &index.stats.tokens})
     *x = r.get<std::uint64_t>();
   check_restored(index);
@@ -721,7 +771,8 @@ SearchIndex SearchIndex::restore(detail::Reader& r, const Bundle* bundle) {
   // Both are sorted by id, so one pass pairs them.
   index.concepts.reserve(index.ids.size());
   auto next = bundle->concepts().begin();
-  for (const std::string& id : index.ids) {
+  for (std::size_t doc = 0; doc < index.ids.size(); ++doc) {
+    const std::string_view id = index.ids[doc];
     while (next != bundle->concepts().end() && next->id < id) ++next;
     if (next == bundle->concepts().end() || next->id != id)
       throw detail::CorruptCache("the search index names a concept the bundle does not have");

@@ -157,11 +157,13 @@ class SearchIndex {
   // The index in the index cache's byte format, and back over the bundle it
   // was built from, or with `bundle` nullptr over none (hits then carry no
   // concept_ptr) (retrieval/index_cache.hpp; not for other callers). Only
-  // an index over one bundle is saved. restore() throws detail::CorruptCache
-  // for bytes save() did not write, a config validate() refuses, or ids the
-  // bundle does not have.
+  // an index over one bundle is saved. restore() copies no array: the index
+  // reads the bytes `in` reads in place, so they must stay valid while it
+  // lives (`file` is kept with it, for the mapping that holds them). It
+  // throws detail::CorruptCache for bytes save() did not write, a config
+  // search's checks refuse, or ids the bundle does not have.
   void save(detail::Writer& out) const;
-  static SearchIndex restore(detail::Reader& in, const Bundle* bundle);
+  static SearchIndex restore(detail::Reader& in, const Bundle* bundle, std::shared_ptr<const void> file = {});
 
   SearchIndex(SearchIndex&&) noexcept;
   SearchIndex& operator=(SearchIndex&&) noexcept;
