@@ -4,20 +4,23 @@
 //
 // File: <dir>/<32 hex digits>.okfidx, named after the bundle's canonical
 // root and the load options that change what a load yields (profile and the
-// three size limits). A header (format version, payload length, and the
-// offset, length and checksum of each section) is followed by three
-// sections, each checked before it is read: the manifest of the load that
-// wrote it; the search index with what `okfbench search` prints of each
-// concept (title, description, type) and the number of files skipped with
-// errors; the bundle. A section's checksum is SHA-256 over the SHA-256 of
-// each 16 MiB block of it (the last shorter), which a reader checks on all
-// cores. load_cached_search() checks and reads the first two only, in place,
-// so a search never pays for the bundle's text. It is written to a temporary file beside it
-// and renamed into place, so a reader sees an old file or a new one, never
-// half of one; processes that build at once each write a whole file and the
-// last rename wins. A file whose header, length, checksum or contents do not
-// read back is never trusted: the bundle is loaded from its files and the
-// cache written again.
+// three size limits). A 168-byte header (magic, format version, payload
+// length, and the offset, length and checksum of each section) is followed
+// by three sections, each starting 8-byte aligned and checked before it is
+// read: the manifest of the load that wrote it; the search index with what
+// `okfbench search` prints of each concept (title, description, type) and
+// the number of files skipped with errors; the bundle. A section's checksum
+// is SHA-256 over the SHA-256 of each 16 MiB block of it (the last
+// shorter), which a reader checks on all cores. The search index is read in
+// place from the mapped file (no array copied); the bundle is copied out.
+// load_cached_search() checks and reads the first two sections only, so a
+// search never pays for the bundle's text.
+//
+// A file is written to a temporary file beside it and renamed into place,
+// so a reader sees an old file or a new one, never half of one; processes
+// that build at once each write a whole file and the last rename wins. A
+// file whose header, length, checksum or contents do not read back is never
+// trusted: the bundle is loaded from its files and the cache written again.
 //
 // When the cache is current (the rule): the manifest stamps every directory
 // the load listed and every markdown file it read (size, mtime and ctime in

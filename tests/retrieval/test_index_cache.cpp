@@ -326,8 +326,10 @@ TEST(IndexCache, AnotherIndexConfigIsBuiltFromTheCachedBundle) {
   EXPECT_EQ(snapshot(other.bundle, other.index), fresh_snapshot(root, {}, flat));
 }
 
-// Hits, scores and cards of a search from the cache file alone, as text.
-std::string search_snapshot(const CachedSearch& search) {
+// Hits, scores and cards of `index` over a few queries and a filter, as
+// text; card_of gives what a listing shows of a hit.
+template <typename CardOf>
+std::string search_snapshot(const SearchIndex& index, CardOf card_of) {
   std::string out;
   SearchOptions ten;
   ten.limit = 10;
@@ -335,30 +337,29 @@ std::string search_snapshot(const CachedSearch& search) {
   tables.layer = "tables";
   for (const SearchOptions& options : {ten, tables})
     for (const char* query : {"revenue", "active users churn", "orders table", "the", "zzz"})
-      for (const Hit& hit : search.index().search(query, options)) {
-        EXPECT_EQ(hit.concept_ptr, nullptr);
-        const std::optional<ConceptCard> card = search.card(hit.id);
-        out += fmt::format("hit {} {} {:.17g} {}|{}|{}\n", query, hit.id, hit.score, card->title, card->description,
-                           card->type);
+      for (const Hit& hit : index.search(query, options)) {
+        const ConceptCard card = card_of(hit);
+        out += fmt::format("hit {} {} {:.17g} {}|{}|{}\n", query, hit.id, hit.score, card.title, card.description,
+                           card.type);
       }
   return out;
 }
 
+// From the cache file alone: no hit names a concept, every one has a card.
+std::string search_snapshot(const CachedSearch& search) {
+  return search_snapshot(search.index(), [&](const Hit& hit) {
+    EXPECT_EQ(hit.concept_ptr, nullptr);
+    return search.card(hit.id).value();
+  });
+}
+
 // The same from a fresh load.
-std::string fresh_search_snapshot(const fs::path& root, const IndexConfig& config = {}) {
-  Bundle bundle = Bundle::load(root);
-  SearchIndex index = SearchIndex::build(bundle, config);
-  std::string out;
-  SearchOptions ten;
-  ten.limit = 10;
-  SearchOptions tables = ten;
-  tables.layer = "tables";
-  for (const SearchOptions& options : {ten, tables})
-    for (const char* query : {"revenue", "active users churn", "orders table", "the", "zzz"})
-      for (const Hit& hit : index.search(query, options))
-        out += fmt::format("hit {} {} {:.17g} {}|{}|{}\n", query, hit.id, hit.score, hit.concept_ptr->title,
-                           hit.concept_ptr->description, hit.concept_ptr->type);
-  return out;
+std::string fresh_search_snapshot(const fs::path& root) {
+  const Bundle bundle = Bundle::load(root);
+  const SearchIndex index = SearchIndex::build(bundle);
+  return search_snapshot(index, [](const Hit& hit) {
+    return ConceptCard{hit.concept_ptr->title, hit.concept_ptr->description, hit.concept_ptr->type};
+  });
 }
 
 TEST(IndexCache, ASearchFromTheCacheFileAloneRanksAsAFreshLoad) {
