@@ -56,8 +56,17 @@ class Writer {
   template <typename T>
     requires std::is_trivially_copyable_v<T> && (alignof(T) <= 8)
   void put_span(std::span<const T> values) {
-    put<std::uint64_t>(values.size());
+    begin_span(values.size());
+    put_elements(values);
+  }
+  // put_span in pieces: the count, then put_elements for each piece.
+  void begin_span(std::size_t count) {
+    put<std::uint64_t>(count);
     buffer_.append((8 - position() % 8) % 8, '\0');
+  }
+  template <typename T>
+    requires std::is_trivially_copyable_v<T> && (alignof(T) <= 8)
+  void put_elements(std::span<const T> values) {
     buffer_.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
     drain();
   }

@@ -199,6 +199,39 @@ using detail::Column;
 using detail::Rows;
 using detail::Strings;
 
+// Term id -> postings by doc: a vector per term when built (each allocated
+// as that term's raw postings are freed, so a build never holds both in
+// full), one table read in place when restored. Saved as that table.
+class PostingLists {
+ public:
+  PostingLists() = default;
+  explicit PostingLists(std::vector<std::vector<Posting>> built) : built_(std::move(built)) {}
+  explicit PostingLists(Rows<Posting> in_place) : in_place_(std::move(in_place)), restored_(true) {}
+
+  std::size_t size() const { return restored_ ? in_place_.size() : built_.size(); }
+  std::span<const Posting> operator[](std::size_t term) const {
+    return restored_ ? in_place_[term] : std::span<const Posting>(built_[term]);
+  }
+  std::size_t total() const {
+    if (restored_) return in_place_.total();
+    std::size_t n = 0;
+    for (const std::vector<Posting>& list : built_) n += list.size();
+    return n;
+  }
+  void save(detail::Writer& w) const {
+    std::vector<std::uint64_t> offsets{0};
+    for (std::size_t t = 0; t < size(); ++t) offsets.push_back(offsets.back() + (*this)[t].size());
+    w.put_span(std::span<const std::uint64_t>(offsets));
+    w.begin_span(offsets.back());
+    for (std::size_t t = 0; t < size(); ++t) w.put_elements((*this)[t]);
+  }
+
+ private:
+  std::vector<std::vector<Posting>> built_;
+  Rows<Posting> in_place_;
+  bool restored_ = false;
+};
+
 struct IndexData {
   IndexConfig config;
   Analyzer analyzer;
@@ -214,7 +247,7 @@ struct IndexData {
   Names types, layers, tag_names, usage_names;
   Strings terms;  // ascending: a term's id is its position
   Column<double> idf;
-  Rows<Posting> postings;  // term id -> postings by doc
+  PostingLists postings;  // term id -> postings by doc
   IndexStats stats;
   std::shared_ptr<const void> file;  // what keeps a restored index's bytes mapped
 
@@ -290,14 +323,15 @@ class Builder {
     Strings::Builder terms;
     std::vector<double> idf;
     idf.reserve(order.size());
-    Rows<Posting>::Builder postings;
+    std::vector<std::vector<Posting>> postings;
+    postings.reserve(order.size());
     for (std::uint32_t t : order) {
       terms.add(names_[t]);
-      idf.push_back(finish_term(t, avg, postings));
+      idf.push_back(finish_term(t, avg, postings.emplace_back()));
     }
     index_.terms = terms.finish();
     index_.idf = Column<double>(std::move(idf));
-    index_.postings = postings.finish();
+    index_.postings = PostingLists(std::move(postings));
     index_.stats.postings = index_.postings.total();
   }
 
@@ -344,15 +378,14 @@ class Builder {
     doc_terms_.clear();
   }
 
-  // Adds term t's postings to `postings` and returns its idf.
-  double finish_term(std::size_t t, const std::array<double, kMaxFields>& avg, Rows<Posting>::Builder& postings) {
+  // Writes term t's postings to `out` and returns its idf.
+  double finish_term(std::size_t t, const std::array<double, kMaxFields>& avg, std::vector<Posting>& out) {
     const double k1 = index_.config.k1;
     const double b = index_.config.b;
     const auto w = field_weights();
     const double n = static_cast<double>(lengths_[0].size());
     std::vector<RawPosting>& raw = raw_[t];
     const double df = static_cast<double>(raw.size());
-    std::vector<Posting> out;
     out.reserve(raw.size());
     for (const RawPosting& p : raw) {
       double tf_tilde = 0.0;
@@ -365,7 +398,6 @@ class Builder {
       out.push_back({p.doc, static_cast<float>(denom > 0 ? tf_tilde / denom : 0.0)});
     }
     std::vector<RawPosting>().swap(raw);
-    postings.add(out);
     return std::log(1.0 + (n - df + 0.5) / (df + 0.5));
   }
 
@@ -760,7 +792,7 @@ SearchIndex SearchIndex::restore(detail::Reader& r, const Bundle* bundle, std::s
     names->ids = ids_of(r.get_strings());
   index.terms = Strings::restore(r);
   index.idf = Column<double>::restore(r);
-  index.postings = Rows<Posting>::restore(r);
+  index.postings = PostingLists(Rows<Posting>::restore(r));
   for (std::size_t* x : {&index.stats.documents, &index.stats.terms, &index.stats.postings, &index.stats.tokens})
     *x = r.get<std::uint64_t>();
   check_restored(index);

@@ -58,12 +58,27 @@ mkdir -p "$work"
 bundle="$work/bundle"
 cache="$work/cache"
 
-# "SECONDS KB CPU-SECONDS" of one run of a command (stdout discarded; exit 1 is a
-# finished run for validate, which reports a non-conformant bundle with it).
+# Runs a command with its output discarded; a failure stops the benchmark
+# (naming the command and its stderr), except exit 1 from validate, which
+# reports a non-conformant bundle with it.
+run_quietly() {
+  local err rc=0
+  err=$(mktemp)
+  "$@" >/dev/null 2>"$err" || rc=$?
+  if [[ $rc -ne 0 ]] && ! [[ $rc -eq 1 && " $* " == *" validate "* ]]; then
+    echo "bench-index: '$*' exited $rc:" >&2
+    cat "$err" >&2
+    rm -f "$err"
+    exit 1
+  fi
+  rm -f "$err"
+}
+
+# "SECONDS KB CPU-SECONDS" of one run of a command.
 timed() {
   local file
   file=$(mktemp)
-  /usr/bin/time -o "$file" -f "%e %M %U %S" "$@" >/dev/null 2>&1 || [[ $? -eq 1 ]]
+  run_quietly /usr/bin/time -o "$file" -f "%e %M %U %S" "$@"
   awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }' "$file"
   rm -f "$file"
 }
@@ -73,7 +88,7 @@ best_of() {
   local best="" start end seconds
   for ((i = 0; i < runs; i++)); do
     start=$(date +%s%N)
-    "$@" >/dev/null 2>&1 || [[ $? -eq 1 ]]
+    run_quietly "$@"
     end=$(date +%s%N)
     seconds=$(awk -v ns=$((end - start)) 'BEGIN { printf "%.4f", ns / 1e9 }')
     if [[ -z "$best" ]] || awk -v a="$seconds" -v b="$best" 'BEGIN { exit !(a < b) }'; then best="$seconds"; fi
@@ -85,7 +100,8 @@ read_all() { find "$bundle" -name '*.md' -print0 | xargs -0 cat >/dev/null; }
 stat_all() { find "$bundle" -name '*.md' -printf '%s %T@\n' >/dev/null; }
 
 if [[ ! -d "$bundle" ]]; then
-  read -r gen_s gen_kb gen_cpu < <(timed "$okfbench" gen --concepts "$concepts" --questions "$questions" --out "$bundle")
+  result=$(timed "$okfbench" gen --concepts "$concepts" --questions "$questions" --out "$bundle")
+read -r gen_s gen_kb gen_cpu <<<"$result"
 else
   gen_s="" gen_kb="" gen_cpu=""
 fi
@@ -94,17 +110,22 @@ files=$(find "$bundle" -name '*.md' | wc -l)
 read_s=$(best_of read_all)
 start_s=$(best_of "$okfbench" --version)
 stat_s=$(best_of stat_all)
-read -r cold_s cold_kb cold_cpu < <(timed "$okfbench" validate --no-index-cache "$bundle")
+result=$(timed "$okfbench" validate --no-index-cache "$bundle")
+read -r cold_s cold_kb cold_cpu <<<"$result"
 rm -rf "$cache"
-read -r index_s index_kb index_cpu < <(timed "$okfbench" index --index-cache "$cache" "$bundle")
+result=$(timed "$okfbench" index --index-cache "$cache" "$bundle")
+read -r index_s index_kb index_cpu <<<"$result"
 cache_bytes=$(find "$cache" -name '*.okfidx' -printf '%s\n' | awk '{ s += $1 } END { print s }')
 query="revenue churn"
 cached_s=$(best_of "$okfbench" search --index-cache "$cache" "$bundle" "$query")
-read -r _ cached_kb _ < <(timed "$okfbench" search --index-cache "$cache" "$bundle" "$query")
+result=$(timed "$okfbench" search --index-cache "$cache" "$bundle" "$query")
+read -r _ cached_kb _ <<<"$result"
 context_s=$(best_of "$okfbench" context --index-cache "$cache" "$bundle" "$query")
-read -r _ context_kb _ < <(timed "$okfbench" context --index-cache "$cache" "$bundle" "$query")
+result=$(timed "$okfbench" context --index-cache "$cache" "$bundle" "$query")
+read -r _ context_kb _ <<<"$result"
 current_s=$(best_of "$okfbench" index --index-cache "$cache" "$bundle")
-read -r uncached_s uncached_kb uncached_cpu < <(timed "$okfbench" search --no-index-cache "$bundle" "$query")
+result=$(timed "$okfbench" search --no-index-cache "$bundle" "$query")
+read -r uncached_s uncached_kb uncached_cpu <<<"$result"
 latency=$("$okfbench" eval --index-cache "$cache" --bundle "$bundle" --questions "$bundle/questions.yaml" --json |
   awk '/"p50"/ { gsub(/[,]/, ""); p50 = $2 } /"p99"/ { gsub(/[,]/, ""); p99 = $2 } END { print p50, p99 }')
 read -r p50 p99 <<<"$latency"
