@@ -362,12 +362,11 @@ void check_cards_cover(const SearchIndex& index, const CardColumns& cards) {
 }
 
 // f() with what makes a cache file unusable turned into `reason` (and
-// `corrupt` for a file that does not read back); false when it threw.
+// `corrupt` for a file that does not read back).
 template <typename F>
-bool guarded(F f, std::string& reason, bool& corrupt) {
+void when_usable(F f, std::string& reason, bool& corrupt) {
   try {
     f();
-    return true;
   } catch (const OtherFormat& e) {
     reason = e.what();
   } catch (const InputError& e) {  // OpenSSL failed: the file cannot be checked, so it is not used
@@ -376,8 +375,9 @@ bool guarded(F f, std::string& reason, bool& corrupt) {
     reason = fmt::format("corrupt: {}", e.what());
     corrupt = true;
   }
-  return false;
 }
+
+Reader reader_of(std::string_view bytes) { return Reader(bytes.data(), bytes.data() + bytes.size()); }
 
 // A mapped cache file whose header is right, whose manifest section is
 // whole and says the tree at the root is unchanged.
@@ -391,10 +391,10 @@ std::optional<CurrentFile> open_current(const fs::path& file, const fs::path& ro
   std::optional<Mapping> mapped = Mapping::open(file, reason);
   if (!mapped) return std::nullopt;
   std::optional<CurrentFile> out;
-  guarded([&] {
+  when_usable([&] {
     const std::array<std::string_view, kSections> sections = sections_of(*mapped);
     check_section(*mapped, kHead, sections[kHead]);
-    Reader r(sections[kHead].data(), sections[kHead].data() + sections[kHead].size());
+    Reader r = reader_of(sections[kHead]);
     Payload head = read_head(r);
     if (!r.done_but_padding()) throw CorruptCache("bytes after the end of the manifest");
     if (head.key != cache_key(root, options)) {
@@ -415,8 +415,6 @@ std::optional<CurrentFile> open_current(const fs::path& file, const fs::path& ro
   return out;
 }
 
-Reader reader_of(std::string_view bytes) { return Reader(bytes.data(), bytes.data() + bytes.size()); }
-
 // The cached bundle, or nullopt with `reason` (and `corrupt` set when the
 // file exists but does not read back).
 std::optional<CachedBundle> read_cache(const fs::path& file, const fs::path& root, const LoadOptions& options,
@@ -424,7 +422,7 @@ std::optional<CachedBundle> read_cache(const fs::path& file, const fs::path& roo
   std::optional<CurrentFile> current = open_current(file, root, options, reason, corrupt);
   if (!current) return std::nullopt;
   std::optional<CachedBundle> out;
-  guarded([&] {
+  when_usable([&] {
     check_section(*current->file, kSearch, current->sections[kSearch]);
     check_section(*current->file, kBundle, current->sections[kBundle]);
     Reader rb = reader_of(current->sections[kBundle]);
@@ -571,7 +569,7 @@ std::optional<CachedSearch> load_cached_search(const fs::path& root, const LoadO
   if (!dir.empty() && !error) {
     const fs::path file = index_cache_file(dir, canonical, options);
     if (std::optional<CurrentFile> current = open_current(file, canonical, options, reason, corrupt)) {
-      guarded([&] {
+      when_usable([&] {
         const std::string_view bytes = current->sections[kSearch];
         check_section(*current->file, kSearch, bytes);
         Reader r = reader_of(bytes);

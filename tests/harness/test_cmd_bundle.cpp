@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 
 #include "tests/support/test_support.hpp"
@@ -396,6 +397,32 @@ TEST(CmdBundle, ACorruptIndexCacheIsAWarningAndTheAnswerIsTheSame) {
   EXPECT_EQ(again.exit_code, first.exit_code);
   EXPECT_EQ(again.err, "okfbench: warning: index cache " + file.string() + " was corrupt: checksum mismatch in the search section; rebuilt\n");
   EXPECT_EQ(okfbench(validate).err, "");
+}
+
+// `search` reads no byte of the bundle section: with it damaged, a search
+// from the cache answers as before and quietly; `context`, which restores
+// the bundle, finds the damage, warns and rebuilds.
+TEST(CmdBundle, SearchFromACurrentCacheReadsOnlyItsIndex) {
+  const fs::path root = aged_demo("cmd-index-search-only");
+  const fs::path cache = okfbench::test::fresh_dir("cmd-index-search-only-cache");
+  const std::string search = "search --index-cache " + cache.string() + " " + root.string() + " \"backup restore\"";
+  const CommandResult first = okfbench(search);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const fs::path file = files_in(cache).front();
+  std::string bytes = okfbench::test::read_file(file);
+  std::uint64_t bundle_offset = 0;
+  std::memcpy(&bundle_offset, bytes.data() + 24 + 2 * 48, sizeof bundle_offset);  // the third section's offset
+  ASSERT_LT(bundle_offset, bytes.size());
+  bytes[bundle_offset + (bytes.size() - bundle_offset) / 2] ^= 0x01;
+  okfbench::test::write_file(file, bytes);
+  const CommandResult again = okfbench(search);
+  EXPECT_EQ(again.out, first.out);
+  EXPECT_EQ(again.err, "");
+  const CommandResult context =
+      okfbench("context --index-cache " + cache.string() + " " + root.string() + " \"backup restore\"");
+  EXPECT_EQ(context.exit_code, 0);
+  EXPECT_EQ(context.err, "okfbench: warning: index cache " + file.string() +
+                             " was corrupt: checksum mismatch in the bundle section; rebuilt\n");
 }
 
 }  // namespace index_cache
