@@ -57,6 +57,30 @@ void check_clashes(const std::vector<Concept>& concepts, const std::set<std::str
   }
 }
 
+// Puts `concepts` in id order and `raw_links` in step with them. Concept is
+// large: a sorted permutation is applied along its cycles, so each element
+// moves about once instead of log n times.
+void sort_by_id(std::vector<Concept>& concepts, std::vector<std::vector<RawLink>>& raw_links) {
+  std::vector<std::size_t> order(concepts.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&concepts](std::size_t a, std::size_t b) { return concepts[a].id < concepts[b].id; });
+  for (std::size_t start = 0; start < order.size(); ++start) {
+    if (order[start] == start) continue;
+    Concept item = std::move(concepts[start]);
+    std::vector<RawLink> links = std::move(raw_links[start]);
+    std::size_t at = start;
+    for (std::size_t from = order[at]; from != start; at = from, from = order[at]) {
+      concepts[at] = std::move(concepts[from]);
+      raw_links[at] = std::move(raw_links[from]);
+      order[at] = at;
+    }
+    concepts[at] = std::move(item);
+    raw_links[at] = std::move(links);
+    order[at] = at;
+  }
+}
+
 }  // namespace
 
 std::string_view to_string(Severity severity) { return severity == Severity::error ? "error" : "warning"; }
@@ -153,56 +177,51 @@ Bundle Bundle::load(const fs::path& root, const LoadOptions& options, detail::Ma
   detail::DirectoryHandles handles;  // outlives the pipeline: its threads open files relative to them
   detail::ParsePipeline pipeline(options, manifest != nullptr);
   detail::walk_bundle(impl.root, options, handles, impl.load_diagnostics, pipeline, manifest);
-  std::vector<ParsedFile> files = pipeline.finish();
-  if (manifest)
-    for (std::size_t i = 0; i < files.size() && i < manifest->files.size(); ++i)
-      manifest->files[i].digest = files[i].digest;
   impl.directories.insert("");
-  std::vector<std::size_t> loaded;  // files that became concepts
-  loaded.reserve(files.size());
-  bool over_budget = false;
-  std::size_t read_bytes = 0;
-  for (ParsedFile& file : files) {
-    if (over_budget && file.kind == FileKind::concept_file) continue;
-    if (file.kind == FileKind::concept_file) read_bytes += file.parsed.item.bytes;
-    if (file.kind == FileKind::concept_file && read_bytes > options.max_total_bytes) {
-      // Checked in walk order after reading (sizes come from the read, saving a
-      // stat per file); the cut-off file and everything after it are dropped.
-      over_budget = true;
-      impl.load_diagnostics.push_back(
-          {Severity::error, file.path, 0,
-           fmt::format("the markdown files exceed {} bytes in total (max_total_bytes); files from here on were not "
-                       "loaded; raise --max-total-bytes",
-                       options.max_total_bytes)});
-      continue;
-    }
-    for (Diagnostic& diagnostic : file.diagnostics) impl.load_diagnostics.push_back(std::move(diagnostic));
-    if (!file.loaded) continue;
-    add_ancestors(impl.directories, file.path);
-    if (file.kind == FileKind::concept_file) {
-      impl.total_bytes += file.parsed.item.bytes;
-      loaded.push_back(static_cast<std::size_t>(&file - files.data()));
-    } else if (file.kind == FileKind::index) {
-      if (file.path == "index.md") impl.root_index_frontmatter = std::move(file.frontmatter);
-      impl.index_texts[std::string(parent_dir(file.path))] = std::move(file.text);
-    } else {
-      impl.logs.emplace_back(std::string(parent_dir(file.path)), std::move(file.entries));
-    }
-  }
-  // Sort a permutation, then move each concept once: Concept is large.
-  std::sort(loaded.begin(), loaded.end(),
-            [&files](std::size_t a, std::size_t b) { return files[a].parsed.item.id < files[b].parsed.item.id; });
+  impl.concepts.reserve(pipeline.size());  // at most one per file: no reallocation moves them all again
+  impl.raw_links.reserve(pipeline.size());
+  std::size_t walked = 0;
+  Impl::Budget budget{options.max_total_bytes};
+  pipeline.finish([&](ParsedFile& file) {
+    if (manifest && walked < manifest->files.size()) manifest->files[walked].digest = file.digest;
+    ++walked;
+    impl.take(file, budget);
+  });
+  sort_by_id(impl.concepts, impl.raw_links);
   std::sort(impl.logs.begin(), impl.logs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   if (options.profile == Profile::expertise)  // a pack declares its version in the root index.md
     for (Diagnostic& d : check_pack_index(impl.root_index_frontmatter)) impl.load_diagnostics.push_back(std::move(d));
-  impl.concepts.reserve(loaded.size());
-  impl.raw_links.reserve(loaded.size());
-  for (std::size_t i : loaded) {
-    impl.concepts.push_back(std::move(files[i].parsed.item));
-    impl.raw_links.push_back(std::move(files[i].parsed.raw_links));
-  }
   impl.finalize();
   return bundle;
+}
+
+void Bundle::Impl::take(ParsedFile& file, Budget& budget) {
+  if (budget.exceeded && file.kind == FileKind::concept_file) return;
+  if (file.kind == FileKind::concept_file) budget.read += file.parsed.item.bytes;
+  if (file.kind == FileKind::concept_file && budget.read > budget.limit) {
+    // Checked in walk order after reading (sizes come from the read, saving a
+    // stat per file); the cut-off file and everything after it are dropped.
+    budget.exceeded = true;
+    load_diagnostics.push_back(
+        {Severity::error, file.path, 0,
+         fmt::format("the markdown files exceed {} bytes in total (max_total_bytes); files from here on were not "
+                     "loaded; raise --max-total-bytes",
+                     budget.limit)});
+    return;
+  }
+  for (Diagnostic& diagnostic : file.diagnostics) load_diagnostics.push_back(std::move(diagnostic));
+  if (!file.loaded) return;
+  add_ancestors(directories, file.path);
+  if (file.kind == FileKind::concept_file) {
+    total_bytes += file.parsed.item.bytes;
+    concepts.push_back(std::move(file.parsed.item));
+    raw_links.push_back(std::move(file.parsed.raw_links));
+  } else if (file.kind == FileKind::index) {
+    if (file.path == "index.md") root_index_frontmatter = std::move(file.frontmatter);
+    index_texts[std::string(parent_dir(file.path))] = std::move(file.text);
+  } else {
+    logs.emplace_back(std::string(parent_dir(file.path)), std::move(file.entries));
+  }
 }
 
 std::optional<std::size_t> Bundle::Impl::position(std::string_view id) const {

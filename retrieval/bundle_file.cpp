@@ -80,8 +80,7 @@ bool read_concept_frontmatter(const SplitDocument& split, const LoadOptions& opt
   return outcome == FrontmatterOutcome::loaded || profile == Profile::repo;
 }
 
-// Takes `content` so the body can reuse its buffer instead of copying it.
-void parse_concept(std::string& content, const LoadOptions& options, ParsedFile& file) {
+void parse_concept(std::string_view content, const LoadOptions& options, ParsedFile& file) {
   std::string_view text = content;
   Concept& item = file.parsed.item;
   item.path = file.path;
@@ -105,8 +104,9 @@ void parse_concept(std::string& content, const LoadOptions& options, ParsedFile&
   for (RawLink& link : scan.links) file.parsed.raw_links.push_back(std::move(link));
   std::size_t body_offset = static_cast<std::size_t>(split.body.data() - text.data());
   if (split.body.empty()) body_offset = content.size();
-  content.erase(0, body_offset);
-  item.body = std::move(content);
+  // A copy of the body alone: kept in the file's buffer, the frontmatter's
+  // bytes would stay allocated beside frontmatter_yaml for the bundle's life.
+  item.body.assign(content, body_offset);
   file.loaded = true;
 }
 

@@ -8,6 +8,7 @@
 #include <array>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -95,8 +96,11 @@ class ParsePipeline {
   ParsePipeline& operator=(const ParsePipeline&) = delete;
 
   void add(FileTask task);
-  // Parses what is left on the calling thread too; one result per file added.
-  std::vector<ParsedFile> finish();
+  std::size_t size() const { return added_; }  // files added so far
+  // Parses what is left on the calling thread too, then hands `take` one
+  // result per file added, in walk order. Each batch is freed once taken, so
+  // the results and what `take` builds from them are never all held at once.
+  void finish(const std::function<void(ParsedFile&)>& take);
 
  private:
   struct Batch {
@@ -112,6 +116,7 @@ class ParsePipeline {
   const LoadOptions& options_;
   bool digests_;
   unsigned threads_;
+  std::size_t added_ = 0;
   std::vector<FileTask> pending_;  // the walk's batch being filled
   std::mutex mutex_;
   std::condition_variable ready_;
@@ -190,6 +195,15 @@ struct Bundle::Impl {
   std::size_t broken_link_count = 0;
   std::size_t total_bytes = 0;
 
+  // What a load has read so far against max_total_bytes.
+  struct Budget {
+    std::size_t limit = 0;
+    std::size_t read = 0;
+    bool exceeded = false;
+  };
+  // Adds one parsed file, in walk order, to what the load keeps (concepts in
+  // walk order until sorted) and its diagnostics to load_diagnostics.
+  void take(detail::ParsedFile& file, Budget& budget);
   // Resolves raw links into Concept::links, builds backlinks and counts, and
   // merges diagnostics. Called after loading and after remember().
   void finalize();

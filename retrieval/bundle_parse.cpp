@@ -23,6 +23,7 @@ void ParsePipeline::end_walk() {
 }
 
 void ParsePipeline::add(FileTask task) {
+  ++added_;
   pending_.push_back(std::move(task));
   if (pending_.size() == batch_size) hand_over();
 }
@@ -66,18 +67,15 @@ void ParsePipeline::work() {
   }
 }
 
-std::vector<ParsedFile> ParsePipeline::finish() {
+void ParsePipeline::finish(const std::function<void(ParsedFile&)>& take) {
   if (!pending_.empty()) hand_over();
   end_walk();
   work();
   for (std::jthread& worker : workers_) worker.join();
-  std::vector<ParsedFile> files;
-  std::size_t total = 0;
-  for (const Batch& batch : batches_) total += batch.results.size();
-  files.reserve(total);
-  for (Batch& batch : batches_)
-    for (ParsedFile& file : batch.results) files.push_back(std::move(file));
-  return files;
+  while (!batches_.empty()) {
+    for (ParsedFile& file : batches_.front().results) take(file);
+    batches_.pop_front();
+  }
 }
 
 }  // namespace okfbench::retrieval::detail

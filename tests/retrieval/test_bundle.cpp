@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "retrieval/error.hpp"
@@ -291,6 +292,38 @@ TEST(BundleLoad, ParallelLoadsAreIdentical) {
   EXPECT_EQ(one.diagnostics().size(), 6u);
   EXPECT_EQ(one.link_count(), 600u);
   EXPECT_EQ(one.broken_link_count(), 301u);  // 300 to /missing*, 1 past the last concept
+}
+
+// The walk reaches "x/y.md" before "x-y.md", but ids sort "x-y" < "x.y" <
+// "x/y": concepts come out in id order, each with its own body and links.
+TEST(BundleLoad, ConceptsAreSortedByIdWithTheirOwnBodiesAndLinks) {
+  std::map<std::string, std::string> files;
+  std::vector<std::string> ids;
+  for (int i = 0; i < 120; ++i) {
+    for (const char* form : {"g{}/y", "g{}-y", "g{}.y", "g{}/z/w", "g{}0", "g{}a"}) {
+      std::string id = fmt::format(fmt::runtime(form), i);
+      ids.push_back(id);
+    }
+  }
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    const std::string& next = ids[(k * 7 + 3) % ids.size()];
+    files[ids[k] + ".md"] = concept_md("type: X\n", fmt::format("body of {}\n\n[next](/{}.md)\n", ids[k], next));
+  }
+  fs::path root = make_bundle("sorted-by-id", files);
+  for (unsigned threads : {1u, 2u}) {
+    Bundle bundle = Bundle::load(root, {.threads = threads});
+    ASSERT_EQ(bundle.concepts().size(), ids.size());
+    EXPECT_TRUE(std::is_sorted(bundle.concepts().begin(), bundle.concepts().end(),
+                               [](const Concept& a, const Concept& b) { return a.id < b.id; }));
+    for (std::size_t k = 0; k < ids.size(); ++k) {
+      const Concept* item = bundle.find(ids[k]);
+      ASSERT_NE(item, nullptr) << ids[k];
+      EXPECT_EQ(item->path, ids[k] + ".md");
+      EXPECT_THAT(item->body, HasSubstr("body of " + ids[k] + "\n"));
+      EXPECT_THAT(targets(*item), ElementsAre(ids[(k * 7 + 3) % ids.size()]));
+    }
+    EXPECT_EQ(bundle.broken_link_count(), 0u);
+  }
 }
 
 // The walk keeps at most 256 directories open; files below the others are
