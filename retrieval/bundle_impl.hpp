@@ -97,20 +97,27 @@ class ParsePipeline {
 
   void add(FileTask task);
   std::size_t size() const { return added_; }  // files added so far
-  // Parses what is left on the calling thread too, then hands `take` one
-  // result per file added, in walk order. Each batch is freed once taken, so
-  // the results and what `take` builds from them are never all held at once.
+  // Hands `take` one result per file added, in walk order, as each batch is
+  // parsed (on the calling thread too while batches wait), and frees each
+  // batch once taken: the results and what `take` builds from them are never
+  // all held at once.
   void finish(const std::function<void(ParsedFile&)>& take);
 
  private:
   struct Batch {
     std::vector<FileTask> tasks;
     std::vector<ParsedFile> results;
+    bool parsed = false;  // guarded by mutex_
+  };
+  struct Reading {  // one thread's reader, kept across its batches
+    std::optional<BatchReader> reader;
+    std::vector<const FileLocation*> locations;
   };
   static constexpr std::size_t batch_size = 32;
   void hand_over();
   void end_walk();  // no more batches: waiting threads stop once the queue is empty
   Batch* take();  // waits for a batch; nullptr when the walk is done and all are taken
+  void parse(Batch& batch, Reading& reading);
   void work();
 
   const LoadOptions& options_;
@@ -119,9 +126,11 @@ class ParsePipeline {
   std::size_t added_ = 0;
   std::vector<FileTask> pending_;  // the walk's batch being filled
   std::mutex mutex_;
-  std::condition_variable ready_;
-  std::deque<Batch> batches_;  // guarded by mutex_
-  std::size_t next_ = 0;       // first batch no thread has taken; guarded by mutex_
+  std::condition_variable ready_;   // a batch was added, or the walk ended
+  std::condition_variable parsed_;  // a batch was parsed
+  std::deque<Batch> batches_;  // handed over and not yet released by finish(); guarded by mutex_
+  std::size_t released_ = 0;   // batches finish() has handed out and dropped; guarded by mutex_
+  std::size_t next_ = 0;       // number of the first batch no thread has taken; guarded by mutex_
   bool walk_done_ = false;     // guarded by mutex_
   std::vector<std::jthread> workers_;
 };

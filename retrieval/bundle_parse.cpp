@@ -33,7 +33,7 @@ void ParsePipeline::hand_over() {
   {
     std::lock_guard lock(mutex_);
     batches_.push_back(Batch{std::move(pending_), {}});
-    queued = batches_.size() - next_;
+    queued = released_ + batches_.size() - next_;
   }
   pending_.clear();
   ready_.notify_one();
@@ -44,38 +44,61 @@ void ParsePipeline::hand_over() {
 
 ParsePipeline::Batch* ParsePipeline::take() {
   std::unique_lock lock(mutex_);
-  ready_.wait(lock, [this] { return next_ < batches_.size() || walk_done_; });
-  if (next_ == batches_.size()) return nullptr;
-  return &batches_[next_++];  // deque: the element stays put while the walk appends more
+  ready_.wait(lock, [this] { return next_ < released_ + batches_.size() || walk_done_; });
+  if (next_ == released_ + batches_.size()) return nullptr;
+  // A deque: the element stays put while the walk appends more and finish()
+  // drops parsed batches from the front.
+  return &batches_[next_++ - released_];
+}
+
+void ParsePipeline::parse(Batch& batch, Reading& reading) {
+  // A ring costs more to set up than it saves on a handful of files.
+  if (!reading.reader) reading.reader.emplace(batch_size, options_.io_uring && batch.tasks.size() == batch_size);
+  reading.locations.clear();
+  for (const FileTask& task : batch.tasks) reading.locations.push_back(&task.location);
+  std::vector<FileContent> contents = reading.reader->read(reading.locations, options_.max_file_bytes);
+  batch.results.reserve(batch.tasks.size());
+  for (std::size_t i = 0; i < batch.tasks.size(); ++i) {
+    const auto digest = digests_ ? content_digest(contents[i].bytes) : std::array<unsigned char, 16>{};
+    batch.results.push_back(parse_file(batch.tasks[i], options_, std::move(contents[i])));
+    batch.results.back().digest = digest;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    batch.parsed = true;
+  }
+  parsed_.notify_one();
 }
 
 void ParsePipeline::work() {
-  std::optional<BatchReader> reader;
-  std::vector<const FileLocation*> locations;
-  while (Batch* batch = take()) {
-    // A ring costs more to set up than it saves on a handful of files.
-    if (!reader) reader.emplace(batch_size, options_.io_uring && batch->tasks.size() == batch_size);
-    locations.clear();
-    for (const FileTask& task : batch->tasks) locations.push_back(&task.location);
-    std::vector<FileContent> contents = reader->read(locations, options_.max_file_bytes);
-    batch->results.reserve(batch->tasks.size());
-    for (std::size_t i = 0; i < batch->tasks.size(); ++i) {
-      const auto digest = digests_ ? content_digest(contents[i].bytes) : std::array<unsigned char, 16>{};
-      batch->results.push_back(parse_file(batch->tasks[i], options_, std::move(contents[i])));
-      batch->results.back().digest = digest;
-    }
-  }
+  Reading reading;
+  while (Batch* batch = take()) parse(*batch, reading);
 }
 
 void ParsePipeline::finish(const std::function<void(ParsedFile&)>& take) {
   if (!pending_.empty()) hand_over();
   end_walk();
-  work();
-  for (std::jthread& worker : workers_) worker.join();
+  Reading reading;
+  std::unique_lock lock(mutex_);
   while (!batches_.empty()) {
-    for (ParsedFile& file : batches_.front().results) take(file);
-    batches_.pop_front();
+    if (batches_.front().parsed) {  // the next in walk order: hand it over and free it
+      Batch batch = std::move(batches_.front());
+      batches_.pop_front();
+      ++released_;
+      lock.unlock();
+      for (ParsedFile& file : batch.results) take(file);
+      lock.lock();
+    } else if (next_ < released_ + batches_.size()) {  // one no thread has taken: parse it here
+      Batch& batch = batches_[next_++ - released_];
+      lock.unlock();
+      parse(batch, reading);
+      lock.lock();
+    } else {  // the next is being parsed on a worker
+      parsed_.wait(lock);
+    }
   }
+  lock.unlock();
+  for (std::jthread& worker : workers_) worker.join();
 }
 
 }  // namespace okfbench::retrieval::detail
