@@ -112,6 +112,76 @@ struct RawPosting {
   std::array<std::uint16_t, kMaxFields> tf{};
 };
 
+// One term's postings while documents are added, before the field lengths
+// that turn counts into impacts are known. Each posting is packed: the
+// document number as a varint delta from the one before (the first from 0),
+// a byte with a bit per field that has a count, then those counts as
+// varints. About 4 bytes where a RawPosting takes 12, and a big bundle's
+// build holds every posting of the bundle this way at once.
+class RawPostings {
+ public:
+  std::size_t size() const { return count_; }
+
+  // `doc` is above every document added before.
+  void add(std::uint32_t doc, const std::array<std::uint16_t, kMaxFields>& tf) {
+    put(doc - last_);
+    std::uint8_t fields = 0;
+    for (std::size_t f = 0; f < kMaxFields; ++f)
+      if (tf[f] != 0) fields = static_cast<std::uint8_t>(fields | (1u << f));
+    bytes_.push_back(fields);
+    for (std::size_t f = 0; f < kMaxFields; ++f)
+      if (tf[f] != 0) put(tf[f]);
+    last_ = doc;
+    ++count_;
+  }
+
+  // Moves `next`'s postings after these; its documents all follow ours.
+  void append(RawPostings&& next) {
+    if (next.count_ == 0) return;
+    if (count_ == 0) {
+      *this = std::move(next);
+      return;
+    }
+    std::size_t at = 0;
+    const std::uint32_t first = next.get(at);  // next's first delta is from 0: its document number
+    put(first - last_);
+    bytes_.insert(bytes_.end(), next.bytes_.begin() + static_cast<std::ptrdiff_t>(at), next.bytes_.end());
+    last_ = next.last_;
+    count_ += next.count_;
+    next = RawPostings();
+  }
+
+  template <typename Visit>
+  void for_each(Visit&& visit) const {
+    RawPosting posting;
+    for (std::size_t at = 0; at < bytes_.size();) {
+      posting.doc += get(at);
+      const std::uint8_t fields = bytes_[at++];
+      for (std::size_t f = 0; f < kMaxFields; ++f)
+        posting.tf[f] = (fields >> f) & 1u ? static_cast<std::uint16_t>(get(at)) : std::uint16_t{0};
+      visit(posting);
+    }
+  }
+
+ private:
+  void put(std::uint32_t value) {
+    for (; value >= 0x80; value >>= 7) bytes_.push_back(static_cast<std::uint8_t>(value | 0x80));
+    bytes_.push_back(static_cast<std::uint8_t>(value));
+  }
+  std::uint32_t get(std::size_t& at) const {
+    std::uint32_t value = 0;
+    for (unsigned shift = 0;; shift += 7) {
+      const std::uint8_t byte = bytes_[at++];
+      value |= static_cast<std::uint32_t>(byte & 0x7f) << shift;
+      if (byte < 0x80) return value;
+    }
+  }
+
+  std::vector<std::uint8_t> bytes_;
+  std::uint32_t last_ = 0;   // the last document added
+  std::uint32_t count_ = 0;  // below the number of documents, which fits 32 bits
+};
+
 double status_multiplier(Status status) {
   switch (status) {
     case Status::draft: return 0.8;
@@ -295,10 +365,8 @@ class Builder {
         raw_.push_back(std::move(next.raw_[t]));
         names_.push_back(next.names_[t]);
       } else {
-        auto& into = raw_[pos->second];
-        into.insert(into.end(), next.raw_[t].begin(), next.raw_[t].end());
+        raw_[pos->second].append(std::move(next.raw_[t]));
       }
-      std::vector<RawPosting>().swap(next.raw_[t]);
     }
     for (std::size_t f = 0; f < kMaxFields; ++f) {
       lengths_[f].insert(lengths_[f].end(), next.lengths_[f].begin(), next.lengths_[f].end());
@@ -372,7 +440,7 @@ class Builder {
 
   void flush_document(std::uint32_t number) {
     for (auto& [t, tf] : doc_terms_) {
-      raw_[t].push_back({number, tf});
+      raw_[t].add(number, tf);
       slot_[t] = kAbsent;
     }
     doc_terms_.clear();
@@ -384,10 +452,10 @@ class Builder {
     const double b = index_.config.b;
     const auto w = field_weights();
     const double n = static_cast<double>(lengths_[0].size());
-    std::vector<RawPosting>& raw = raw_[t];
+    RawPostings& raw = raw_[t];
     const double df = static_cast<double>(raw.size());
     out.reserve(raw.size());
-    for (const RawPosting& p : raw) {
+    raw.for_each([&](const RawPosting& p) {
       double tf_tilde = 0.0;
       for (std::size_t f = 0; f < kMaxFields; ++f) {
         if (p.tf[f] == 0) continue;
@@ -396,8 +464,8 @@ class Builder {
       }
       double denom = k1 + tf_tilde;
       out.push_back({p.doc, static_cast<float>(denom > 0 ? tf_tilde / denom : 0.0)});
-    }
-    std::vector<RawPosting>().swap(raw);
+    });
+    raw = RawPostings();
     return std::log(1.0 + (n - df + 0.5) / (df + 0.5));
   }
 
@@ -407,7 +475,7 @@ class Builder {
   std::vector<std::string> names_;  // id -> term
   TokenTable surface_;  // folded token -> term id (kStopword for stop words)
   std::string scratch_;
-  std::vector<std::vector<RawPosting>> raw_;
+  std::vector<RawPostings> raw_;
   std::array<std::vector<std::uint32_t>, kMaxFields> lengths_;
   std::vector<std::uint32_t> slot_;  // term id -> index in doc_terms_
   std::vector<std::pair<std::uint32_t, std::array<std::uint16_t, kMaxFields>>> doc_terms_;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -29,6 +31,12 @@ Document doc(std::string_view id, std::string_view title, std::string_view body)
   d.title = title;
   d.body = body;
   return d;
+}
+
+std::string repeat_word(std::string_view word, int times) {
+  std::string out;
+  for (int i = 0; i < times; ++i) out.append(word).append(" ");
+  return out;
 }
 
 SearchOptions top(std::size_t k) {
@@ -91,6 +99,34 @@ TEST(SearchFlat, K1AndBChangeTheScore) {
   // df 1: idf = ln(1 + 2.5/1.5); tf 3, B = 0.6 + 0.4*4/3; tf~ = 3/B.
   double tf = 3.0 / (0.6 + 0.4 * 4.0 / 3.0);
   EXPECT_NEAR(hits[0].score, std::log(1.0 + 2.5 / 1.5) * tf / (0.9 + tf), 1e-6);
+}
+
+// Counts past one byte, a count past 16 bits (kept at 65,535 while the
+// length goes on) and documents far apart: the build packs each posting, and
+// every one must come back as added.
+TEST(SearchFlat, LargeCountsAndDistantDocumentsScoreByHand) {
+  std::vector<std::string> ids, bodies;
+  for (int i = 0; i < 300; ++i) {
+    ids.push_back(fmt::format("d{:03}", i));
+    std::string body = "filler";
+    if (i == 0) body = repeat_word("zeta", 200);
+    if (i == 299) body = repeat_word("zeta", 70000);
+    bodies.push_back(std::move(body));
+  }
+  std::vector<Document> docs;
+  for (int i = 0; i < 300; ++i) docs.push_back(doc(ids[i], "", bodies[i]));
+  SearchIndex index = SearchIndex::build(docs, flat());
+  auto hits = index.search("zeta", top(10));
+  ASSERT_EQ(ids_of(hits), (std::vector<std::string>{"d299", "d000"}));
+  const double avg = (200.0 + 70000.0 + 298.0) / 300.0;
+  const double idf = std::log(1.0 + (300.0 - 2.0 + 0.5) / (2.0 + 0.5));
+  auto score = [&](double tf, double length) {
+    double tf_tilde = tf / (0.25 + 0.75 * length / avg);
+    return idf * tf_tilde / (1.2 + tf_tilde);
+  };
+  EXPECT_NEAR(hits[0].score, score(65535.0, 70000.0), 1e-6);
+  EXPECT_NEAR(hits[1].score, score(200.0, 200.0), 1e-6);
+  EXPECT_EQ(index.stats().postings, 298u + 2u);
 }
 
 // Fielded corpus. Lengths: A title 2, tags 1, description 2, body 3;
