@@ -32,6 +32,14 @@ retrieval::CachedBundle load_cached_bundle(const fs::path& root, const retrieval
   return loaded;
 }
 
+retrieval::Bundle load_unindexed_bundle(const fs::path& root, const retrieval::LoadOptions& load,
+                                        const fs::path& cache_dir) {
+  std::string note;
+  retrieval::Bundle bundle = retrieval::load_cached_unindexed(root, load, cache_dir, note);
+  if (!note.empty()) std::fprintf(stderr, "okfbench: warning: %s\n", note.c_str());
+  return bundle;
+}
+
 std::string folder_name(const fs::path& path) {
   fs::path clean = path.lexically_normal();
   if (!clean.empty() && clean.filename().empty()) clean = clean.parent_path();  // "a/b/" -> "a/b"

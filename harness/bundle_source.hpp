@@ -40,6 +40,9 @@ struct SourceFlags {
 retrieval::CachedBundle load_cached_bundle(const std::filesystem::path& root, const retrieval::LoadOptions& load,
                                            const retrieval::IndexConfig& config,
                                            const std::filesystem::path& cache_dir);
+// The same for a caller that reads no index (retrieval::load_cached_unindexed).
+retrieval::Bundle load_unindexed_bundle(const std::filesystem::path& root, const retrieval::LoadOptions& load,
+                                        const std::filesystem::path& cache_dir);
 
 // A folder to load a bundle from. For a git source it holds the checkout's
 // lock while it lives, so keep it alive until Bundle::load returned.

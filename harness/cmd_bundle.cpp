@@ -70,9 +70,7 @@ retrieval::LoadOptions load_options(const BundleArgs& args) {
 // (with one, a miss builds it for the cache file).
 Bundle load(const BundleArgs& args) {
   const harness::BundleSourceFolder source = harness::BundleSourceFolder::open(args.bundle, args.git);
-  const std::filesystem::path dir = args.git.index_cache_dir();
-  if (dir.empty()) return Bundle::load(source.root(), load_options(args));
-  return harness::load_cached_bundle(source.root(), load_options(args), {}, dir).bundle;
+  return harness::load_unindexed_bundle(source.root(), load_options(args), args.git.index_cache_dir());
 }
 
 void print(const ordered_json& json) { std::printf("%s\n", json_text(json, 2).c_str()); }

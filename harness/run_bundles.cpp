@@ -233,8 +233,7 @@ void load_parts(LoadedBundle& out, const GitOptions& git, const fs::path& index_
       dir = checkout->root();
       part.commit = checkout->commit();
     }
-    out.parts.push_back(std::make_unique<retrieval::Bundle>(
-        load_cached_bundle(dir, load_options(part), {}, index_cache).bundle));
+    out.parts.push_back(std::make_unique<retrieval::Bundle>(load_unindexed_bundle(dir, load_options(part), index_cache)));
     out.part_dirs.push_back(dir);
   }
   const std::vector<retrieval::NamedBundle> named = out.named();

@@ -109,13 +109,7 @@ std::vector<retrieval::Hit> HybridRanking::search(const retrieval::SearchIndex& 
 }
 
 std::unique_ptr<HybridRanking> make_hybrid(const retrieval::Bundle& bundle, const SearchFlags& flags) {
-  if (flags.hybrid.model.empty()) {
-    if (!flags.hybrid.cache.empty() || !flags.hybrid.base_url.empty())
-      throw UsageError("--embed-cache and --embed-base-url need --hybrid MODEL");
-    if (!flags.hybrid.rerank.empty())
-      throw UsageError("--rerank needs --hybrid MODEL: the rerank stage reorders hybrid search's hits");
-    return nullptr;
-  }
+  if (lexical_only(flags)) return nullptr;
   return std::make_unique<HybridRanking>(bundle, flags.hybrid);
 }
 
@@ -146,7 +140,11 @@ retrieval::CachedBundle load_bundle_for_search(const harness::BundleSourceFolder
 
 bool lexical_only(const SearchFlags& flags) {
   const HybridFlags& h = flags.hybrid;
-  return h.model.empty() && h.cache.empty() && h.base_url.empty() && h.rerank.empty();
+  if (!h.model.empty()) return false;
+  if (!h.cache.empty() || !h.base_url.empty()) throw UsageError("--embed-cache and --embed-base-url need --hybrid MODEL");
+  if (!h.rerank.empty())
+    throw UsageError("--rerank needs --hybrid MODEL: the rerank stage reorders hybrid search's hits");
+  return true;
 }
 
 std::optional<retrieval::CachedSearch> cached_search(const harness::BundleSourceFolder& source,

@@ -86,7 +86,7 @@ class HybridRanking {
   retrieval::DenseIndex dense_;
 };
 
-// nullptr unless --hybrid was given; UsageError for --rerank without it.
+// nullptr when lexical_only(flags), else the hybrid ranking --hybrid asks for.
 std::unique_ptr<HybridRanking> make_hybrid(const retrieval::Bundle& bundle, const SearchFlags& flags);
 // nullptr for bm25f; UsageError for an unknown method.
 std::unique_ptr<HybridRanking> make_retrieval(const retrieval::Bundle& bundle, RetrievalFlags flags);
@@ -98,7 +98,8 @@ std::unique_ptr<HybridRanking> make_retrieval(const retrieval::Bundle& bundle, R
 retrieval::CachedBundle load_bundle_for_search(const std::string& path, const SearchFlags& flags);
 retrieval::CachedBundle load_bundle_for_search(const harness::BundleSourceFolder& source, const std::string& path,
                                                const SearchFlags& flags);
-// True when no flag asks for more than BM25F (make_hybrid returns nullptr).
+// True when --hybrid was not given, so BM25F alone ranks; UsageError for
+// --embed-cache, --embed-base-url or --rerank without --hybrid.
 bool lexical_only(const SearchFlags& flags);
 // The search index of `source` read from a current index cache file without
 // its bundle (retrieval::CachedSearch), with the skipped-files line on

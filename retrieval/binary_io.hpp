@@ -28,6 +28,10 @@ class CorruptCache : public std::runtime_error {
 // Appends to a buffer; with a sink, hands the buffer to it whenever it
 // passes `chunk` bytes and on flush(), so a large cache never sits in
 // memory whole.
+// Zero bytes that take `position` to the next multiple of 8, where arrays
+// read in place and a cache file's sections start.
+constexpr std::size_t padding_to_8(std::uint64_t position) { return static_cast<std::size_t>((8 - position % 8) % 8); }
+
 class Writer {
  public:
   using Sink = std::function<void(std::string_view)>;
@@ -62,8 +66,10 @@ class Writer {
   // put_span in pieces: the count, then put_elements for each piece.
   void begin_span(std::size_t count) {
     put<std::uint64_t>(count);
-    buffer_.append((8 - position() % 8) % 8, '\0');
+    align();
   }
+  // Zero bytes up to a multiple of 8 from the start of the stream.
+  void align() { buffer_.append(padding_to_8(position()), '\0'); }
   template <typename T>
     requires std::is_trivially_copyable_v<T> && (alignof(T) <= 8)
   void put_elements(std::span<const T> values) {
@@ -146,7 +152,7 @@ class Reader {
     requires std::is_trivially_copyable_v<T> && (alignof(T) <= 8)
   std::span<const T> get_span() {
     const std::size_t n = count(sizeof(T));
-    const std::size_t pad = (8 - static_cast<std::size_t>(at_ - begin_) % 8) % 8;
+    const std::size_t pad = padding_to_8(static_cast<std::uint64_t>(at_ - begin_));
     need(pad);
     at_ += pad;
     if (n > static_cast<std::size_t>(end_ - at_) / sizeof(T)) throw CorruptCache("a count is larger than the bytes left");

@@ -221,9 +221,22 @@ class Mapping {
   std::size_t size_ = 0;
 };
 
-// The sections of a cache file whose header and length are right (their
-// checksums are checked by check_section, when a section is read).
-std::array<std::string_view, kSections> sections_of(const Mapping& file) {
+// One section of a mapped cache file, with the checksum its header gives.
+struct SectionBytes {
+  SectionId id = kHead;
+  std::string_view bytes;
+  std::array<unsigned char, 32> sha256{};
+
+  // Throws CorruptCache unless the bytes have the checksum. A reader checks
+  // only the sections it reads.
+  void check() const {
+    if (block_checksum(bytes) != sha256)
+      throw CorruptCache(fmt::format("checksum mismatch in the {} section", kSectionNames[id]));
+  }
+};
+
+// The sections of a cache file whose header and length are right.
+std::array<SectionBytes, kSections> sections_of(const Mapping& file) {
   Header header{};
   if (file.size() < sizeof header) throw CorruptCache("shorter than its header");
   std::memcpy(&header, file.data(), sizeof header);
@@ -233,25 +246,17 @@ std::array<std::string_view, kSections> sections_of(const Mapping& file) {
                                   header.format, kFormat));
   if (header.header_bytes != sizeof header) throw CorruptCache("the header's length is wrong");
   if (header.payload_bytes != file.size() - sizeof header) throw CorruptCache("truncated or extended");
-  std::array<std::string_view, kSections> out;
+  std::array<SectionBytes, kSections> out;
   std::uint64_t at = sizeof header;
   for (std::size_t i = 0; i < kSections; ++i) {
     const Section& section = header.sections[i];
     if (section.offset != at || section.bytes > file.size() - at)
       throw CorruptCache("the header's section table is wrong");
-    out[i] = std::string_view(file.data() + at, section.bytes);
+    out[i] = {static_cast<SectionId>(i), std::string_view(file.data() + at, section.bytes), std::to_array(section.sha256)};
     at += section.bytes;
   }
   if (at != file.size()) throw CorruptCache("the header's section table is wrong");
   return out;
-}
-
-// Throws CorruptCache unless section `id` of `file` has its checksum.
-void check_section(const Mapping& file, SectionId id, std::string_view bytes) {
-  Header header{};
-  std::memcpy(&header, file.data(), sizeof header);
-  if (block_checksum(bytes) != std::to_array(header.sections[id].sha256))
-    throw CorruptCache(fmt::format("checksum mismatch in the {} section", kSectionNames[id]));
 }
 
 // Whether the file `stamp` names, below `root_fd`, still has the bytes the
@@ -383,7 +388,7 @@ Reader reader_of(std::string_view bytes) { return Reader(bytes.data(), bytes.dat
 // whole and says the tree at the root is unchanged.
 struct CurrentFile {
   std::shared_ptr<const Mapping> file;  // restored indexes read it in place
-  std::array<std::string_view, kSections> sections;
+  std::array<SectionBytes, kSections> sections;
 };
 
 std::optional<CurrentFile> open_current(const fs::path& file, const fs::path& root, const LoadOptions& options,
@@ -392,9 +397,9 @@ std::optional<CurrentFile> open_current(const fs::path& file, const fs::path& ro
   if (!mapped) return std::nullopt;
   std::optional<CurrentFile> out;
   when_usable([&] {
-    const std::array<std::string_view, kSections> sections = sections_of(*mapped);
-    check_section(*mapped, kHead, sections[kHead]);
-    Reader r = reader_of(sections[kHead]);
+    const std::array<SectionBytes, kSections> sections = sections_of(*mapped);
+    sections[kHead].check();
+    Reader r = reader_of(sections[kHead].bytes);
     Payload head = read_head(r);
     if (!r.done_but_padding()) throw CorruptCache("bytes after the end of the manifest");
     if (head.key != cache_key(root, options)) {
@@ -415,6 +420,17 @@ std::optional<CurrentFile> open_current(const fs::path& file, const fs::path& ro
   return out;
 }
 
+// The bundle section of a current file, checked and copied out; its pages
+// are released after (only an index reads the file from then on).
+Bundle restore_bundle(const CurrentFile& current, const fs::path& root, const LoadOptions& options) {
+  current.sections[kBundle].check();
+  Reader r = reader_of(current.sections[kBundle].bytes);
+  Bundle bundle = Bundle::restore(r, root, options);
+  if (!r.done_but_padding()) throw CorruptCache("bytes after the end of the bundle");
+  current.file->release(current.sections[kBundle].bytes);
+  return bundle;
+}
+
 // The cached bundle, or nullopt with `reason` (and `corrupt` set when the
 // file exists but does not read back).
 std::optional<CachedBundle> read_cache(const fs::path& file, const fs::path& root, const LoadOptions& options,
@@ -423,13 +439,9 @@ std::optional<CachedBundle> read_cache(const fs::path& file, const fs::path& roo
   if (!current) return std::nullopt;
   std::optional<CachedBundle> out;
   when_usable([&] {
-    check_section(*current->file, kSearch, current->sections[kSearch]);
-    check_section(*current->file, kBundle, current->sections[kBundle]);
-    Reader rb = reader_of(current->sections[kBundle]);
-    Bundle bundle = Bundle::restore(rb, root, options);
-    if (!rb.done_but_padding()) throw CorruptCache("bytes after the end of the bundle");
-    current->file->release(current->sections[kBundle]);  // copied out: only the index reads the file from now on
-    Reader rs = reader_of(current->sections[kSearch]);
+    current->sections[kSearch].check();
+    Bundle bundle = restore_bundle(*current, root, options);
+    Reader rs = reader_of(current->sections[kSearch].bytes);
     SearchIndex index = SearchIndex::restore(rs, &bundle, current->file);
     rs.get<std::uint64_t>();
     CardColumns::get(rs);
@@ -469,7 +481,7 @@ void write_payload(int fd, const std::string& key, std::int64_t start, const Man
         },
         std::size_t{4} << 20);
     fill(w);
-    w.put_bytes(std::string((8 - w.position() % 8) % 8, '\0'));  // the next section starts 8-aligned
+    w.align();  // the next section starts 8-aligned
     w.flush();
     out.bytes = at - out.offset;
     const auto sum = digest.finish();
@@ -570,9 +582,8 @@ std::optional<CachedSearch> load_cached_search(const fs::path& root, const LoadO
     const fs::path file = index_cache_file(dir, canonical, options);
     if (std::optional<CurrentFile> current = open_current(file, canonical, options, reason, corrupt)) {
       when_usable([&] {
-        const std::string_view bytes = current->sections[kSearch];
-        check_section(*current->file, kSearch, bytes);
-        Reader r = reader_of(bytes);
+        current->sections[kSearch].check();
+        Reader r = reader_of(current->sections[kSearch].bytes);
         SearchIndex index = SearchIndex::restore(r, nullptr, current->file);
         const std::size_t skipped = r.count(0);
         CardColumns columns = CardColumns::get(r);
@@ -601,6 +612,25 @@ fs::path index_cache_file(const fs::path& dir, const fs::path& root, const LoadO
   return dir / (sha256_hex(cache_key(root, options)).substr(0, 32) + ".okfidx");
 }
 
+namespace {
+
+// Loads from the files, builds the index for `config` and writes the cache
+// file; `reason` and `corrupt` say why the file was not used.
+CachedBundle rebuild(const fs::path& file, const fs::path& root, const LoadOptions& options, const IndexConfig& config,
+                     std::string reason, bool corrupt) {
+  const std::int64_t start = now_ns();
+  Manifest manifest;
+  Bundle bundle = Bundle::load(root, options, manifest);
+  SearchIndex index = SearchIndex::build(bundle, config);
+  std::string written = write_cache(file, cache_key(root, options), start, manifest, bundle, index);
+  std::string note;
+  if (corrupt) note = fmt::format("index cache {} was {}; rebuilt", file.string(), reason);
+  if (!written.empty()) note += (note.empty() ? "" : "; ") + fmt::format("index cache not written: {}", written);
+  return {std::move(bundle), std::move(index), false, std::move(reason), std::move(note), written.empty(), file};
+}
+
+}  // namespace
+
 CachedBundle load_cached(const fs::path& root, const LoadOptions& options, const IndexConfig& config,
                          const fs::path& dir) {
   std::error_code error;
@@ -614,15 +644,24 @@ CachedBundle load_cached(const fs::path& root, const LoadOptions& options, const
   std::string reason;
   bool corrupt = false;
   if (std::optional<CachedBundle> hit = read_cache(file, canonical, options, config, reason, corrupt)) return std::move(*hit);
-  const std::int64_t start = now_ns();
-  Manifest manifest;
-  Bundle bundle = Bundle::load(canonical, options, manifest);
-  SearchIndex index = SearchIndex::build(bundle, config);
-  std::string written = write_cache(file, cache_key(canonical, options), start, manifest, bundle, index);
-  std::string note;
-  if (corrupt) note = fmt::format("index cache {} was {}; rebuilt", file.string(), reason);
-  if (!written.empty()) note += (note.empty() ? "" : "; ") + fmt::format("index cache not written: {}", written);
-  return {std::move(bundle), std::move(index), false, std::move(reason), std::move(note), written.empty(), file};
+  return rebuild(file, canonical, options, config, std::move(reason), corrupt);
+}
+
+Bundle load_cached_unindexed(const fs::path& root, const LoadOptions& options, const fs::path& dir, std::string& note) {
+  std::error_code error;
+  const fs::path canonical = fs::canonical(root, error);
+  if (dir.empty() || error) return Bundle::load(root, options);
+  const fs::path file = index_cache_file(dir, canonical, options);
+  std::string reason;
+  bool corrupt = false;
+  if (std::optional<CurrentFile> current = open_current(file, canonical, options, reason, corrupt)) {
+    std::optional<Bundle> out;
+    when_usable([&] { out.emplace(restore_bundle(*current, canonical, options)); }, reason, corrupt);
+    if (out) return std::move(*out);
+  }
+  CachedBundle rebuilt = rebuild(file, canonical, options, IndexConfig{}, std::move(reason), corrupt);
+  note = std::move(rebuilt.note);
+  return std::move(rebuilt.bundle);
 }
 
 }  // namespace okfbench::retrieval

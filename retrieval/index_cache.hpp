@@ -88,6 +88,14 @@ struct CachedBundle {
 // `note`, never an error.
 CachedBundle load_cached(const std::filesystem::path& root, const LoadOptions& options, const IndexConfig& config,
                          const std::filesystem::path& dir);
+// load_cached() for a caller that reads no index (validate, browse, open,
+// the parts of a combined bundle): without a cache folder nothing is
+// indexed, and from a current cache file only the manifest and bundle
+// sections are checked and read. A load from the files writes the cache as
+// load_cached() does, with the default config's index, so the next search
+// finds it current. `note` as CachedBundle::note; left as it was when none.
+Bundle load_cached_unindexed(const std::filesystem::path& root, const LoadOptions& options,
+                             const std::filesystem::path& dir, std::string& note);
 
 // What `okfbench search` prints of a concept, read in place from the cache
 // file; the views are valid while the CachedSearch lives.

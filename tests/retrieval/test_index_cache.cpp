@@ -5,6 +5,7 @@
 
 #include <openssl/evp.h>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -22,6 +23,7 @@ namespace okfbench::retrieval {
 namespace {
 namespace fs = std::filesystem;
 using okfbench::test::concept_md;
+using ::testing::HasSubstr;
 using okfbench::test::fresh_dir;
 using okfbench::test::make_bundle;
 using okfbench::test::read_file;
@@ -422,6 +424,49 @@ TEST(IndexCache, ASearchFromTheCacheFileNeedsItCurrentWholeAndForItsConfig) {
   write_file(root / "notes/churn.md", concept_md("type: Note\ntitle: Churn\n", "Active users leave monthly.\n"));
   EXPECT_FALSE(load_cached_search(root, {}, {}, cache, &why));
   EXPECT_EQ(why, "stale: 'notes/churn.md' changed");
+}
+
+// For callers that read no index: nothing is indexed without a cache
+// folder, and a current file's search section is never read.
+TEST(IndexCache, ABundleWithoutItsIndexReadsOnlyTheManifestAndBundleSections) {
+  const fs::path cache = fresh_dir("index-cache-unindexed");
+  const fs::path root = small_bundle("cache-unindexed");
+  const std::string fresh = fresh_snapshot(root);
+  auto loaded = [&](const fs::path& dir, std::string& note) {
+    Bundle bundle = load_cached_unindexed(root, {}, dir, note);
+    return snapshot(bundle, SearchIndex::build(bundle, {}));
+  };
+  std::string note;
+  EXPECT_EQ(loaded({}, note), fresh);
+  EXPECT_TRUE(fs::is_empty(cache));
+
+  // A miss loads the files and writes the cache with the default index, so the next search finds it current.
+  EXPECT_EQ(loaded(cache, note), fresh);
+  EXPECT_EQ(note, "");
+  const fs::path file = index_cache_file(cache, fs::canonical(root), {});
+  ASSERT_TRUE(fs::exists(file));
+  std::string why;
+  EXPECT_TRUE(load_cached_search(root, {}, {}, cache, &why)) << why;
+  const std::string good = read_file(file);
+
+  // A damaged search section is not read, and stays for the next search to find and rebuild.
+  write_file(file, flipped_in(good, kSearchSection));
+  EXPECT_EQ(loaded(cache, note), fresh);
+  EXPECT_EQ(note, "");
+  EXPECT_EQ(read_file(file), flipped_in(good, kSearchSection));
+  EXPECT_FALSE(load_cached(root, {}, {}, cache).from_cache);
+
+  // A damaged bundle section is rebuilt, with a note.
+  write_file(file, flipped_in(good, kBundleSection));
+  EXPECT_EQ(loaded(cache, note), fresh);
+  EXPECT_THAT(note, HasSubstr("checksum mismatch in the bundle section; rebuilt"));
+  EXPECT_TRUE(load_cached(root, {}, {}, cache).from_cache);
+
+  // Stale: the new file is loaded.
+  write_file(root / "notes/churn.md", concept_md("type: Note\ntitle: Churn\n", "Active users leave monthly.\n"));
+  note.clear();
+  EXPECT_EQ(loaded(cache, note), fresh_snapshot(root));
+  EXPECT_EQ(note, "");
 }
 
 TEST(IndexCache, EachProfileAndLimitHasItsOwnFile) {
