@@ -119,7 +119,7 @@ class Reader {
     need(sizeof(T));
     T value;
     std::memcpy(&value, at_, sizeof value);
-    at_ += sizeof value;
+    advance(sizeof value);
     return value;
   }
   // A count of elements of at least `element_bytes` bytes each.
@@ -134,7 +134,7 @@ class Reader {
   std::string_view get_bytes(std::size_t n) {
     need(n);
     std::string_view out(at_, n);
-    at_ += n;
+    advance(n);
     return out;
   }
   std::string get_string() { return std::string(get_view()); }
@@ -144,7 +144,7 @@ class Reader {
     const std::size_t n = count(sizeof(T));
     std::vector<T> out(n);
     if (n != 0) std::memcpy(out.data(), at_, n * sizeof(T));
-    at_ += n * sizeof(T);
+    advance(n * sizeof(T));
     return out;
   }
   // What Writer::put_span wrote, in place: valid while the bytes are.
@@ -154,11 +154,11 @@ class Reader {
     const std::size_t n = count(sizeof(T));
     const std::size_t pad = padding_to_8(static_cast<std::uint64_t>(at_ - begin_));
     need(pad);
-    at_ += pad;
+    advance(pad);
     if (n > static_cast<std::size_t>(end_ - at_) / sizeof(T)) throw CorruptCache("a count is larger than the bytes left");
     if (reinterpret_cast<std::uintptr_t>(at_) % alignof(T) != 0) throw CorruptCache("an array is not aligned");
     std::span<const T> out(reinterpret_cast<const T*>(at_), n);
-    at_ += n * sizeof(T);
+    advance(n * sizeof(T));
     return out;
   }
   std::vector<std::string> get_strings() {
@@ -175,6 +175,14 @@ class Reader {
   }
   bool get_bool() { return get_enum<std::uint8_t>(1) != 0; }
   bool done() const { return at_ == end_; }
+  // Has `release` called with the bytes read past, in pieces of at least
+  // `chunk` bytes, so a caller that copies a long stream out of a mapping
+  // can drop what it has copied as it goes. Not for streams read in place.
+  void release_behind(std::function<void(std::string_view)> release, std::size_t chunk) {
+    release_ = std::move(release);
+    chunk_ = chunk;
+    released_ = at_;
+  }
   // Whether only the zero bytes that pad the stream to a multiple of 8 are
   // left (a cache file's sections end so).
   bool done_but_padding() const {
@@ -187,9 +195,19 @@ class Reader {
   void need(std::size_t bytes) const {
     if (static_cast<std::size_t>(end_ - at_) < bytes) throw CorruptCache("the file ends early");
   }
+  void advance(std::size_t bytes) {
+    at_ += bytes;
+    if (release_ && static_cast<std::size_t>(at_ - released_) >= chunk_) {
+      release_(std::string_view(released_, static_cast<std::size_t>(at_ - released_)));
+      released_ = at_;
+    }
+  }
   const char* begin_;
   const char* at_;
   const char* end_;
+  std::function<void(std::string_view)> release_;  // release_behind
+  std::size_t chunk_ = 0;
+  const char* released_ = nullptr;  // bytes before it were handed to release_
 };
 
 }  // namespace okfbench::retrieval::detail

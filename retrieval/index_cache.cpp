@@ -163,8 +163,9 @@ class BlockDigest {
   std::string sums_;
 };
 
-// The same checksum of bytes in memory, blocks hashed on several threads.
-Sha256Digest block_checksum(std::string_view bytes) {
+// The same checksum of bytes in memory, blocks hashed on several threads;
+// `after` (if any) is called with each block once hashed, on its thread.
+Sha256Digest block_checksum(std::string_view bytes, const std::function<void(std::string_view)>& after = {}) {
   const std::size_t blocks = (bytes.size() + kBlock - 1) / kBlock;
   std::string sums(blocks * 32, '\0');
   const std::size_t threads = std::clamp<std::size_t>(blocks, 1, std::max(1u, std::thread::hardware_concurrency()));
@@ -172,6 +173,7 @@ Sha256Digest block_checksum(std::string_view bytes) {
     for (std::size_t b = t; b < blocks; b += threads) {
       const Sha256Digest sum = sha256(bytes.substr(b * kBlock, kBlock));
       std::memcpy(sums.data() + b * 32, sum.data(), sum.size());
+      if (after) after(bytes.substr(b * kBlock, kBlock));
     }
   });
   return sha256(sums);
@@ -228,9 +230,10 @@ struct SectionBytes {
   std::array<unsigned char, 32> sha256{};
 
   // Throws CorruptCache unless the bytes have the checksum. A reader checks
-  // only the sections it reads.
-  void check() const {
-    if (block_checksum(bytes) != sha256)
+  // only the sections it reads. `release` (if any) drops each block from
+  // memory once hashed, for a section that is copied out after.
+  void check(const std::function<void(std::string_view)>& release = {}) const {
+    if (block_checksum(bytes, release) != sha256)
       throw CorruptCache(fmt::format("checksum mismatch in the {} section", kSectionNames[id]));
   }
 };
@@ -420,11 +423,16 @@ std::optional<CurrentFile> open_current(const fs::path& file, const fs::path& ro
   return out;
 }
 
-// The bundle section of a current file, checked and copied out; its pages
-// are released after (only an index reads the file from then on).
+// The bundle section of a current file, checked and copied out. Its pages
+// are released as they are hashed and again as they are copied (only an
+// index reads the file in place), so the section is never resident whole
+// beside its copy.
 Bundle restore_bundle(const CurrentFile& current, const fs::path& root, const LoadOptions& options) {
-  current.sections[kBundle].check();
+  const Mapping& file = *current.file;
+  const auto release = [&file](std::string_view bytes) { file.release(bytes); };
+  current.sections[kBundle].check(release);
   Reader r = reader_of(current.sections[kBundle].bytes);
+  r.release_behind(release, kBlock);
   Bundle bundle = Bundle::restore(r, root, options);
   if (!r.done_but_padding()) throw CorruptCache("bytes after the end of the bundle");
   current.file->release(current.sections[kBundle].bytes);
