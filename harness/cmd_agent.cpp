@@ -14,6 +14,7 @@
 #include "agents/multi_bundle_tools.hpp"
 #include "harness/bundle_source.hpp"
 #include "harness/commands.hpp"
+#include "harness/keep_until_exit.hpp"
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
 #include "harness/search_flags.hpp"
@@ -162,7 +163,7 @@ int run_agent_command(const AgentArgs& a) {
   if (wheres.size() > 1 && !retrieval::is_okf_or_repo(load.profile))
     throw UsageError(fmt::format("--profile {} takes one bundle: its policy names concepts by id",
                                  retrieval::to_string(load.profile)));
-  harness::SourceBundles loaded = harness::load_sources(wheres, a.git, load);
+  harness::SourceBundles& loaded = harness::keep_until_exit(harness::load_sources(wheres, a.git, load));
   for (std::size_t i = 0; i < wheres.size(); ++i)
     if (loaded.bundles[i]->concepts().empty())
       throw InputError(fmt::format("{}: no concepts loaded; run `okfbench validate {}` to see why", wheres[i], wheres[i]));

@@ -21,6 +21,7 @@
 #include "agents/bundle_tools.hpp"
 #include "harness/bundle_source.hpp"
 #include "harness/commands.hpp"
+#include "harness/keep_until_exit.hpp"
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
 #include "harness/selection_flags.hpp"
@@ -68,9 +69,10 @@ retrieval::LoadOptions load_options(const BundleArgs& args) {
 
 // These commands read no search index: without a cache folder none is built
 // (with one, a miss builds it for the cache file).
-Bundle load(const BundleArgs& args) {
+Bundle& load(const BundleArgs& args) {
   const harness::BundleSourceFolder source = harness::BundleSourceFolder::open(args.bundle, args.git);
-  return harness::load_unindexed_bundle(source.root(), load_options(args), args.git.index_cache_dir());
+  return harness::keep_until_exit(
+      harness::load_unindexed_bundle(source.root(), load_options(args), args.git.index_cache_dir()));
 }
 
 void print(const ordered_json& json) { std::printf("%s\n", json_text(json, 2).c_str()); }
@@ -259,7 +261,7 @@ void print_validate_text(const BundleArgs& args, const Bundle& bundle, const Rep
 }
 
 int run_validate(const BundleArgs& args) {
-  Bundle bundle = load(args);
+  Bundle& bundle = load(args);
   std::string now = !args.now.empty() ? args.now : !args.selection.as_of.empty() ? args.selection.as_of : retrieval::now_utc();
   Report r = summarize(bundle, now);
   std::shared_ptr<const retrieval::Selection> selection = make_selection(bundle, validate_flags(args));
@@ -304,7 +306,7 @@ int run_validate(const BundleArgs& args) {
 // ---- browse ----
 
 int run_browse(const BundleArgs& args) {
-  Bundle bundle = load(args);
+  Bundle& bundle = load(args);
   std::optional<retrieval::LayerIndex> index = bundle.index(args.layer);
   if (!index)
     throw InputError(fmt::format("{}: no directory `{}` in the bundle; run `okfbench browse {}` to list the layers",
@@ -378,7 +380,7 @@ void print_concept_text(const Concept& item, const std::string& now) {
 }
 
 int run_open(const BundleArgs& args) {
-  Bundle bundle = load(args);
+  Bundle& bundle = load(args);
   std::string now = retrieval::now_utc();
   if (const Concept* item = bundle.lookup(args.id)) {
     if (args.json)
@@ -401,7 +403,7 @@ int run_open(const BundleArgs& args) {
 // ---- neighbors ----
 
 int run_neighbors(const BundleArgs& args) {
-  Bundle bundle = load(args);
+  Bundle& bundle = load(args);
   const Concept* item = bundle.lookup(args.id);
   if (!item)
     throw InputError(fmt::format("{}: concept `{}` not found; run `okfbench browse {}` to see what there is",
@@ -436,7 +438,7 @@ int run_neighbors(const BundleArgs& args) {
 // ---- history ----
 
 int run_history(const BundleArgs& args) {
-  Bundle bundle = load(args);
+  Bundle& bundle = load(args);
   if (!args.id.empty() && !bundle.lookup(args.id))
     throw InputError(fmt::format("{}: concept `{}` not found; run `okfbench browse {}` to see what there is",
                                  args.bundle, args.id, args.bundle));
@@ -463,7 +465,8 @@ int run_index(const BundleArgs& args) {
                      "--index-cache DIR (neither $XDG_CACHE_HOME nor $HOME is set)");
   const harness::BundleSourceFolder source = harness::BundleSourceFolder::open(args.bundle, args.git);
   const auto start = std::chrono::steady_clock::now();
-  const retrieval::CachedBundle loaded = harness::load_cached_bundle(source.root(), load_options(args), {}, dir);
+  const retrieval::CachedBundle& loaded =
+      harness::keep_until_exit(harness::load_cached_bundle(source.root(), load_options(args), {}, dir));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!loaded.from_cache && !loaded.written)
     throw InputError(fmt::format("{}: the index cache was not written ({})", args.bundle, loaded.note));

@@ -10,6 +10,7 @@
 
 #include "harness/bundle_source.hpp"
 #include "harness/commands.hpp"
+#include "harness/keep_until_exit.hpp"
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
 #include "harness/search_flags.hpp"
@@ -100,7 +101,7 @@ int run_context(ContextArgs args) {
   if (wheres.size() > 1 && (load.profile == retrieval::Profile::lessons || load.profile == retrieval::Profile::expertise))
     throw UsageError(fmt::format("--profile {} takes one bundle: its policy names concepts by id",
                                  retrieval::to_string(load.profile)));
-  harness::SourceBundles loaded = harness::load_sources(wheres, args.git, load);
+  harness::SourceBundles& loaded = harness::keep_until_exit(harness::load_sources(wheres, args.git, load));
   args.options.filters.selection = make_selection(*loaded.bundles.front(), args.selection);
   const std::vector<retrieval::NamedBundle> named = loaded.named();
   const retrieval::SearchIndex index =

@@ -18,6 +18,7 @@
 #include "datasets/questions.hpp"
 #include "harness/bundle_source.hpp"
 #include "harness/commands.hpp"
+#include "harness/keep_until_exit.hpp"
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
 #include "harness/regression.hpp"
@@ -206,7 +207,7 @@ void print_json(const EvalRun& r, bool per_query) {
 }
 
 EvalRun evaluate_one(const EvalArgs& args, const datasets::QuestionSet& set, const std::vector<std::string>& measures) {
-  const retrieval::CachedBundle loaded = load_bundle_for_search(args.bundles.front(), args.flags);
+  const retrieval::CachedBundle& loaded = harness::keep_until_exit(load_bundle_for_search(args.bundles.front(), args.flags));
   const retrieval::Bundle& bundle = loaded.bundle;  // eval builds and times its own index
   const auto start = Clock::now();
   std::unique_ptr<HybridRanking> hybrid = make_hybrid(bundle, args.flags);
@@ -226,7 +227,8 @@ int run_eval(const EvalArgs& args) {
   } else {
     if (!args.flags.hybrid.model.empty() || !args.flags.hybrid.rerank.empty())
       throw UsageError("--hybrid and --rerank search one bundle; several bundles are searched with BM25F");
-    const harness::SourceBundles loaded = harness::load_sources(args.bundles, args.flags.git, args.flags.load_options());
+    const harness::SourceBundles& loaded =
+        harness::keep_until_exit(harness::load_sources(args.bundles, args.flags.git, args.flags.load_options()));
     r = evaluate_several(loaded, set, args.flags.config(), measures, args.k);
   }
   if (!args.run_path.empty()) reports::write_run_file(args.run_path, r.run);

@@ -13,6 +13,7 @@
 #include "harness/bundle_source.hpp"
 #include "harness/build_info.hpp"
 #include "harness/commands.hpp"
+#include "harness/keep_until_exit.hpp"
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
 #include "mcp/http_server.hpp"
@@ -58,7 +59,7 @@ int run_mcp(const McpArgs& a) {
   if (!surface) throw UsageError(fmt::format("--surface {}: use grafito or harnessx", a.surface));
   if (a.transport != "stdio" && a.transport != "http")
     throw UsageError(fmt::format("--transport {}: use stdio or http", a.transport));
-  std::vector<retrieval::CachedBundle> bundles;
+  auto& bundles = harness::keep_until_exit(std::vector<retrieval::CachedBundle>{});
   bundles.reserve(a.bundles.size());  // the server keeps the addresses of their bundles and indexes
   std::vector<mcp::ServedBundle> served;
   for (const std::string& where : a.bundles) {

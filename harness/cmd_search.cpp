@@ -12,6 +12,7 @@
 
 #include "harness/bundle_source.hpp"
 #include "harness/commands.hpp"
+#include "harness/keep_until_exit.hpp"
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
 #include "harness/search_flags.hpp"
@@ -106,7 +107,8 @@ int search_several(const SearchArgs& args, const std::vector<std::string>& where
   if (!args.flags.hybrid.model.empty() || !args.flags.hybrid.rerank.empty())
     throw UsageError("--hybrid and --rerank search one bundle; several bundles are searched with BM25F");
   const retrieval::IndexConfig config = args.flags.config();
-  const harness::SourceBundles loaded = harness::load_sources(wheres, args.flags.git, args.flags.load_options(), config);
+  const harness::SourceBundles& loaded =
+      harness::keep_until_exit(harness::load_sources(wheres, args.flags.git, args.flags.load_options(), config));
   for (std::size_t i = 0; i < loaded.bundles.size(); ++i) warn_skipped(*loaded.bundles[i], wheres[i]);
   const retrieval::SearchIndex index = retrieval::SearchIndex::build(loaded.named(), config);
   print(args, index.search(args.inputs.back(), search_options(args)), nullptr, nullptr);
@@ -124,7 +126,7 @@ int run_search(const SearchArgs& args) {
       print(args, cached->index().search(args.inputs.back(), search_options(args)), &*cached, nullptr);
       return 0;
     }
-  const retrieval::CachedBundle loaded = load_bundle_for_search(source, wheres.front(), args.flags);
+  const retrieval::CachedBundle& loaded = harness::keep_until_exit(load_bundle_for_search(source, wheres.front(), args.flags));
   const retrieval::Bundle& bundle = loaded.bundle;
   const retrieval::SearchIndex& index = loaded.index;
   const retrieval::SearchOptions options = search_options(args);
