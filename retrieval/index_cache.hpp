@@ -4,14 +4,15 @@
 //
 // File: <dir>/<32 hex digits>.okfidx, named after the bundle's canonical
 // root and the load options that change what a load yields (profile and the
-// three size limits). A 168-byte header (magic, format version, payload
+// three size limits). A 120-byte header (magic, format version, payload
 // length, and the offset, length and checksum of each section) is followed
 // by three sections, each starting 8-byte aligned and checked before it is
 // read: the manifest of the load that wrote it; the search index with what
 // `okfbench search` prints of each concept (title, description, type) and
 // the number of files skipped with errors; the bundle. A section's checksum
-// is SHA-256 over the SHA-256 of each 16 MiB block of it (the last
-// shorter), which a reader checks on all cores. The search index is read in
+// is XXH3-128 over the XXH3-128 of each 16 MiB block of it (the last
+// shorter), which a reader checks on all cores: it detects damage, and
+// reads at memory speed. The search index is read in
 // place from the mapped file (no array copied); the bundle is copied out.
 // load_cached_search() checks and reads the first two sections only, so a
 // search never pays for the bundle's text.

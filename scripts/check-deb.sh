@@ -27,7 +27,7 @@ for f in ./usr/bin/okfbench ./usr/share/okfbench/experiments/default.yaml ./usr/
 done
 
 depends=$(dpkg-deb -f "$deb" Depends)
-for lib in libyaml-cpp libcurl libsqlite3 libcmark-gfm libutf8proc libpcre2-8 liburing libstemmer libcpp-httplib libssl libfmt libzstd zlib1g; do
+for lib in libyaml-cpp libcurl libsqlite3 libcmark-gfm libutf8proc libpcre2-8 liburing libstemmer libcpp-httplib libssl libfmt libxxhash0 libzstd zlib1g; do
   grep -q "$lib" <<<"$depends" || fail "$deb does not depend on $lib (Depends: $depends)"
 done
 

@@ -7,7 +7,7 @@ packages=(
   build-essential cmake pkg-config ccache git
   libyaml-cpp-dev libcmark-gfm-dev libcmark-gfm-extensions-dev nlohmann-json3-dev
   libcurl4-openssl-dev libfmt-dev libcli11-dev libutf8proc-dev libsqlite3-dev
-  libstemmer-dev libpcre2-dev libcpp-httplib-dev libssl-dev liburing-dev libzstd-dev zlib1g-dev zstd
+  libstemmer-dev libpcre2-dev libcpp-httplib-dev libssl-dev liburing-dev libxxhash-dev libzstd-dev zlib1g-dev zstd
   libgtest-dev libgmock-dev libbenchmark-dev
   # scripts/fuzz.sh: clang, libFuzzer's runtime, llvm-symbolizer for sanitizer stack traces
   clang libclang-rt-14-dev llvm

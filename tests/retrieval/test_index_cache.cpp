@@ -3,7 +3,7 @@
 // makes the cache stale; a corrupt file is never trusted.
 #include "retrieval/index_cache.hpp"
 
-#include <openssl/evp.h>
+#include <xxhash.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -183,17 +183,16 @@ TEST(IndexCache, AFileStampedInTheTickTheLoadBeganIsComparedByContent) {
   EXPECT_EQ(racy.bundle.find("notes/churn")->body, "\nActive users churn weekly.\n");
 }
 
-std::string sha256(std::string_view bytes) {
-  unsigned char sum[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EXPECT_EQ(EVP_Digest(bytes.data(), bytes.size(), sum, &length, EVP_sha256(), nullptr), 1);
-  return std::string(reinterpret_cast<const char*>(sum), 32);
+std::string xxh128(std::string_view bytes) {
+  XXH128_canonical_t sum;
+  XXH128_canonicalFromHash(&sum, XXH3_128bits(bytes.data(), bytes.size()));
+  return std::string(reinterpret_cast<const char*>(sum.digest), sizeof sum.digest);
 }
 
 // The header as index_cache.hpp describes it: magic, format, header length
 // and payload length, then per section its offset, length and checksum.
 constexpr std::size_t kTable = 8 + 4 + 4 + 8;
-constexpr std::size_t kSectionEntry = 8 + 8 + 32;
+constexpr std::size_t kSectionEntry = 8 + 8 + 16;
 enum { kManifest, kSearchSection, kBundleSection };
 
 // [offset, offset + length) of section `i` of a cache file's bytes, or
@@ -207,8 +206,8 @@ std::optional<std::pair<std::size_t, std::size_t>> section_range(const std::stri
   return std::pair<std::size_t, std::size_t>(offset, offset + length);
 }
 
-// Rewrites each section's checksum, as index_cache.hpp defines it (SHA-256
-// of the SHA-256 of each 16 MiB block of the section), so that a mutated
+// Rewrites each section's checksum, as index_cache.hpp defines it (XXH3-128
+// of the XXH3-128 of each 16 MiB block of the section), so that a mutated
 // file passes them.
 void reseal(const fs::path& file) {
   std::string bytes = read_file(file);
@@ -218,8 +217,8 @@ void reseal(const fs::path& file) {
     if (!range) continue;  // a mutated table: refused before any checksum
     std::string sums;
     for (std::size_t at = range->first; at < range->second; at += kBlock)
-      sums += sha256(std::string_view(bytes).substr(at, std::min(kBlock, range->second - at)));
-    std::memcpy(bytes.data() + kTable + i * kSectionEntry + 16, sha256(sums).data(), 32);
+      sums += xxh128(std::string_view(bytes).substr(at, std::min(kBlock, range->second - at)));
+    std::memcpy(bytes.data() + kTable + i * kSectionEntry + 16, xxh128(sums).data(), 16);
   }
   write_file(file, bytes);
 }
