@@ -60,7 +60,7 @@ void check_clashes(const std::vector<Concept>& concepts, const std::set<std::str
 // Puts `concepts` in id order and `raw_links` in step with them. Concept is
 // large: a sorted permutation is applied along its cycles, so each element
 // moves about once instead of log n times.
-void sort_by_id(std::vector<Concept>& concepts, std::vector<std::vector<RawLink>>& raw_links) {
+void sort_by_id(std::vector<Concept>& concepts, std::vector<detail::PackedRawLinks>& raw_links) {
   std::vector<std::size_t> order(concepts.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(),
@@ -68,7 +68,7 @@ void sort_by_id(std::vector<Concept>& concepts, std::vector<std::vector<RawLink>
   for (std::size_t start = 0; start < order.size(); ++start) {
     if (order[start] == start) continue;
     Concept item = std::move(concepts[start]);
-    std::vector<RawLink> links = std::move(raw_links[start]);
+    detail::PackedRawLinks links = std::move(raw_links[start]);
     std::size_t at = start;
     for (std::size_t from = order[at]; from != start; at = from, from = order[at]) {
       concepts[at] = std::move(concepts[from]);
@@ -215,7 +215,8 @@ void Bundle::Impl::take(ParsedFile& file, Budget& budget) {
   if (file.kind == FileKind::concept_file) {
     total_bytes += file.parsed.item.bytes;
     concepts.push_back(std::move(file.parsed.item));
-    raw_links.push_back(std::move(file.parsed.raw_links));
+    raw_links.emplace_back(file.parsed.raw_links);
+    file.parsed.raw_links = {};
   } else if (file.kind == FileKind::index) {
     if (file.path == "index.md") root_index_frontmatter = std::move(file.frontmatter);
     index_texts[std::string(parent_dir(file.path))] = std::move(file.text);
@@ -264,8 +265,10 @@ void Bundle::Impl::finalize() {
   for (std::size_t source = 0; source < concepts.size(); ++source) {
     Concept& item = concepts[source];
     item.links.clear();
-    for (const RawLink& raw : raw_links[source]) {
-      Link link{"", raw.href, raw.relation, raw.text, raw.line, false, raw.from_frontmatter, raw.form};
+    item.links.reserve(raw_links[source].size());  // exact, where growth by doubling left a third unused
+    for (const detail::RawLinkView& raw : raw_links[source].views()) {
+      Link link{"", std::string(raw.href), std::string(raw.relation), std::string(raw.text), raw.line, false,
+                raw.from_frontmatter, raw.form};
       bool is_edge = true;
       if (raw.form != LinkForm::markdown) {
         link.raw = raw.written;

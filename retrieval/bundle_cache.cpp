@@ -27,28 +27,6 @@ Diagnostic get_diagnostic(Reader& r) {
   return d;
 }
 
-void put(Writer& w, const RawLink& link) {
-  w.put_string(link.href);
-  w.put_string(link.text);
-  w.put_string(link.relation);
-  w.put<std::int32_t>(link.line);
-  w.put<std::uint8_t>(link.from_frontmatter);
-  w.put<std::uint8_t>(static_cast<std::uint8_t>(link.form));
-  w.put_string(link.written);
-}
-
-RawLink get_raw_link(Reader& r) {
-  RawLink link;
-  link.href = r.get_string();
-  link.text = r.get_string();
-  link.relation = r.get_string();
-  link.line = r.get<std::int32_t>();
-  link.from_frontmatter = r.get_bool();
-  link.form = r.get_enum(LinkForm::embed);
-  link.written = r.get_string();
-  return link;
-}
-
 void put(Writer& w, const Link& link) {
   for (const std::string* field : {&link.target, &link.raw, &link.relation, &link.text}) w.put_string(*field);
   w.put<std::int32_t>(link.line);
@@ -196,9 +174,7 @@ void check_edges(const std::vector<Concept>& concepts,
 void Bundle::save(Writer& w) const {
   const Impl& impl = *impl_;
   put_list(w, impl.concepts, [&](const Concept& c) { put(w, c); });
-  put_list(w, impl.raw_links, [&](const std::vector<RawLink>& links) {
-    put_list(w, links, [&](const RawLink& link) { put(w, link); });
-  });
+  put_list(w, impl.raw_links, [&](const detail::PackedRawLinks& links) { w.put_string(links.bytes()); });
   put_list(w, impl.load_diagnostics, [&](const Diagnostic& d) { put(w, d); });
   w.put<std::uint64_t>(impl.directories.size());
   for (const std::string& dir : impl.directories) w.put_string(dir);
@@ -234,7 +210,7 @@ Bundle Bundle::restore(Reader& r, const fs::path& root, const LoadOptions& optio
   impl.root = root;
   impl.options = options;
   impl.concepts = get_list(r, 8 * 14, [&] { return get_concept(r); });
-  impl.raw_links = get_list(r, 8, [&] { return get_list(r, 48, [&] { return get_raw_link(r); }); });
+  impl.raw_links = get_list(r, 8, [&] { return detail::PackedRawLinks::from_bytes(r.get_view()); });
   if (impl.raw_links.size() != impl.concepts.size()) throw detail::CorruptCache("links and concepts differ in number");
   for (std::size_t i = 1; i < impl.concepts.size(); ++i)
     if (!(impl.concepts[i - 1].id < impl.concepts[i].id)) throw detail::CorruptCache("concepts are not sorted by id");

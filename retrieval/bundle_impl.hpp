@@ -21,6 +21,7 @@
 #include "retrieval/bundle.hpp"
 #include "retrieval/file_reader.hpp"
 #include "retrieval/links.hpp"
+#include "retrieval/packed_links.hpp"
 #include "retrieval/utf8.hpp"
 
 namespace okfbench::retrieval::detail {
@@ -147,11 +148,12 @@ class DirectoryHandles {
   DirectoryHandles(const DirectoryHandles&) = delete;
   DirectoryHandles& operator=(const DirectoryHandles&) = delete;
   ~DirectoryHandles();
-  // The descriptor to open the directory's files with, or -1 (and `dir` closed).
+  // The descriptor to open the directory's files with, or -1; `dir` is
+  // closed either way (it has been listed).
   int retain(DIR* dir);
 
  private:
-  std::vector<DIR*> dirs_;
+  std::vector<int> fds_;
 };
 
 // Walks the bundle at `root` (a canonical path) and hands every markdown file
@@ -189,7 +191,7 @@ struct Bundle::Impl {
   std::filesystem::path root;
   LoadOptions options;
   std::vector<Concept> concepts;                  // sorted by id
-  std::vector<std::vector<RawLink>> raw_links;    // parallel to concepts
+  std::vector<detail::PackedRawLinks> raw_links;  // parallel to concepts, as written (for remember())
   std::vector<Diagnostic> load_diagnostics;       // walk and per-file problems
   std::vector<Diagnostic> diagnostics;            // load_diagnostics + link problems, sorted
   std::set<std::string, std::less<>> directories;           // every directory with markdown below it ("" = root)

@@ -428,7 +428,7 @@ void Bundle::Impl::add_remembered(detail::ParsedConcept parsed, std::vector<deta
   for (std::string_view dir = parent_dir(id); directories.insert(std::string(dir)).second && !dir.empty();)
     dir = parent_dir(dir);
   concepts.insert(concepts.begin() + static_cast<std::ptrdiff_t>(at), std::move(parsed.item));
-  raw_links.insert(raw_links.begin() + static_cast<std::ptrdiff_t>(at), std::move(parsed.raw_links));
+  raw_links.insert(raw_links.begin() + static_cast<std::ptrdiff_t>(at), detail::PackedRawLinks(parsed.raw_links));
   auto root = std::find_if(logs.begin(), logs.end(), [](const auto& log) { return log.first.empty(); });
   if (root != logs.end())
     root->second = std::move(root_log);

@@ -37,7 +37,7 @@ using detail::Stamp;
 using detail::Writer;
 
 // Bumped whenever binary_io's layout of anything in the file changes.
-constexpr std::uint32_t kFormat = 7;
+constexpr std::uint32_t kFormat = 8;
 constexpr char kMagic[8] = {'O', 'K', 'F', 'B', 'I', 'D', 'X', '\n'};
 
 // A whole cache file in another format (another okfbench wrote it): not

@@ -110,6 +110,37 @@ TEST(IndexCache, ARestoredBundleAndIndexAreTheLoadedOnes) {
   }
 }
 
+// remember() resolves every raw link again: a bundle read back from the cache
+// must hold them as written (revenue's link to /nope.md is broken until a
+// concept `nope` exists), so it ends where a fresh load remembering the
+// same concept ends.
+TEST(IndexCache, ARestoredBundleResolvesItsLinksAgainWhenAConceptIsRemembered) {
+  const fs::path cache = fresh_dir("index-cache-remember");
+  Bundle::RememberRequest request;
+  request.concept_id = "nope";
+  request.title = "Nope";
+  request.body = "Now there is one; see [[Churn]].";
+  request.date = "2026-02-02";
+  std::string expected;
+  {
+    const fs::path root = small_bundle("cache-remember-fresh");
+    Bundle fresh = Bundle::load(root);
+    ASSERT_EQ(fresh.broken_link_count(), 1u);
+    ASSERT_EQ(fresh.remember(request).error, "");
+    EXPECT_EQ(fresh.broken_link_count(), 0u);
+    expected = snapshot(fresh, SearchIndex::build(fresh, {}));
+  }
+  const fs::path root = small_bundle("cache-remember-cached");
+  ASSERT_TRUE(load_cached(root, {}, {}, cache).written);
+  CachedBundle cached = load_cached(root, {}, {}, cache);
+  ASSERT_TRUE(cached.from_cache) << cached.reason;
+  ASSERT_EQ(cached.bundle.remember(request).error, "");
+  EXPECT_EQ(cached.bundle.broken_link_count(), 0u);
+  ASSERT_EQ(cached.bundle.neighbors("nope", Direction::in).size(), 1u);
+  EXPECT_EQ(cached.bundle.neighbors("nope", Direction::in)[0].id, "metrics/revenue");
+  EXPECT_EQ(snapshot(cached.bundle, SearchIndex::build(cached.bundle, {})), expected);
+}
+
 TEST(IndexCache, AChangedAddedOrRemovedFileMakesItStale) {
   const fs::path cache = fresh_dir("index-cache-stale");
   const fs::path root = small_bundle("cache-stale");

@@ -1,0 +1,116 @@
+#include "retrieval/packed_links.hpp"
+
+#include <cstdint>
+#include <limits>
+
+#include "retrieval/binary_io.hpp"
+
+namespace okfbench::retrieval::detail {
+namespace {
+
+constexpr unsigned kFormShift = 1;
+constexpr unsigned kFlagBits = 3;  // from_frontmatter and two bits of form
+
+void put_varint(std::string& out, std::uint64_t value) {
+  while (value >= 0x80) {
+    out.push_back(static_cast<char>((value & 0x7f) | 0x80));
+    value >>= 7;
+  }
+  out.push_back(static_cast<char>(value));
+}
+
+void put_text(std::string& out, std::string_view text) {
+  put_varint(out, text.size());
+  out.append(text);
+}
+
+// Reads the packed bytes; every read is bounds-checked.
+class Cursor {
+ public:
+  explicit Cursor(std::string_view bytes) : bytes_(bytes) {}
+  bool done() const { return at_ == bytes_.size(); }
+
+  RawLinkView next() {
+    RawLinkView link;
+    const std::uint64_t line = varint();
+    if (line > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+      throw CorruptCache("a link's line number is out of range");
+    link.line = static_cast<int>(line);
+    const auto flags = static_cast<unsigned char>(take(1)[0]);
+    const unsigned form = (flags >> kFormShift) & 3u;
+    if ((flags >> kFlagBits) != 0 || form > static_cast<unsigned>(LinkForm::embed))
+      throw CorruptCache("a link's flags are out of range");
+    link.from_frontmatter = (flags & 1u) != 0;
+    link.form = static_cast<LinkForm>(form);
+    link.href = text();
+    link.text = text();
+    link.relation = text();
+    link.written = text();
+    return link;
+  }
+
+ private:
+  std::uint64_t varint() {
+    std::uint64_t value = 0;
+    for (unsigned shift = 0; shift < 64; shift += 7) {
+      const auto byte = static_cast<unsigned char>(take(1)[0]);
+      value |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
+      if ((byte & 0x80) == 0) return value;
+    }
+    throw CorruptCache("a link's number is longer than 64 bits");
+  }
+  std::string_view text() {
+    const std::uint64_t n = varint();
+    if (n > bytes_.size() - at_) throw CorruptCache("a link's text runs past its bytes");
+    return take(static_cast<std::size_t>(n));
+  }
+  std::string_view take(std::size_t n) {
+    if (n > bytes_.size() - at_) throw CorruptCache("a link ends early");
+    std::string_view out = bytes_.substr(at_, n);
+    at_ += n;
+    return out;
+  }
+  std::string_view bytes_;
+  std::size_t at_ = 0;
+};
+
+}  // namespace
+
+PackedRawLinks::PackedRawLinks(const std::vector<RawLink>& links) : count_(links.size()) {
+  std::size_t size = 0;
+  for (const RawLink& link : links)
+    size += 24 + link.href.size() + link.text.size() + link.relation.size() + link.written.size();
+  bytes_.reserve(size);
+  for (const RawLink& link : links) {
+    put_varint(bytes_, static_cast<std::uint64_t>(std::max(0, link.line)));
+    const unsigned flags = (link.from_frontmatter ? 1u : 0u) | (static_cast<unsigned>(link.form) << kFormShift);
+    bytes_.push_back(static_cast<char>(flags));
+    for (std::string_view text : {link.href, link.text, link.relation, link.written}) put_text(bytes_, text);
+  }
+  bytes_.shrink_to_fit();
+}
+
+PackedRawLinks PackedRawLinks::from_bytes(std::string_view bytes) {
+  PackedRawLinks packed;
+  for (Cursor cursor(bytes); !cursor.done(); cursor.next()) ++packed.count_;
+  packed.bytes_ = std::string(bytes);
+  return packed;
+}
+
+std::vector<RawLinkView> PackedRawLinks::views() const {
+  std::vector<RawLinkView> out;
+  out.reserve(count_);
+  for (Cursor cursor(bytes_); !cursor.done();) out.push_back(cursor.next());
+  return out;
+}
+
+std::vector<RawLink> PackedRawLinks::unpack() const {
+  std::vector<RawLink> out;
+  out.reserve(count_);
+  for (const RawLinkView& v : views())
+    out.push_back({std::string(v.href), std::string(v.text), std::string(v.relation), v.line, v.from_frontmatter,
+                   v.form, std::string(v.written)});
+  return out;
+}
+
+}  // namespace okfbench::retrieval::detail
