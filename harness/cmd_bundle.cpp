@@ -205,7 +205,7 @@ std::optional<LessonReport> lesson_report(const Bundle& bundle, std::shared_ptr<
   LessonReport report;
   report.selection = selection;
   for (const Concept& item : bundle.concepts()) {
-    const auto& status = item.lifecycle.status;
+    const auto& status = item.lifecycle->status;
     ++report.status[status ? std::string(retrieval::to_string(*status)) : "invalid"];
     if (selection->excludes(item.id)) continue;
     report.selected.push_back(item.id);

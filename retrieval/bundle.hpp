@@ -127,6 +127,39 @@ struct Lifecycle {
   bool operator==(const Lifecycle&) const = default;
 };
 
+// Concept::lifecycle: a Lifecycle held apart from the concept, made only by
+// the profiles that read one. Concepts of the okf and repo profiles have
+// none and read as a default Lifecycle; inline, its 168 bytes were a fifth
+// of every Concept. Copies copy the Lifecycle.
+class LifecycleBox {
+ public:
+  LifecycleBox() = default;
+  LifecycleBox(const LifecycleBox& other) : value_(other.value_ ? std::make_unique<Lifecycle>(*other.value_) : nullptr) {}
+  LifecycleBox& operator=(const LifecycleBox& other) {
+    if (this != &other) value_ = other.value_ ? std::make_unique<Lifecycle>(*other.value_) : nullptr;
+    return *this;
+  }
+  LifecycleBox(LifecycleBox&&) noexcept = default;
+  LifecycleBox& operator=(LifecycleBox&&) noexcept = default;
+
+  const Lifecycle& operator*() const { return value_ ? *value_ : none(); }
+  const Lifecycle* operator->() const { return &**this; }
+  bool has_value() const { return value_ != nullptr; }
+  // The Lifecycle to fill in, made on first use.
+  Lifecycle& make() {
+    if (!value_) value_ = std::make_unique<Lifecycle>();
+    return *value_;
+  }
+  bool operator==(const LifecycleBox& other) const { return **this == *other; }
+
+ private:
+  static const Lifecycle& none() {
+    static const Lifecycle empty;
+    return empty;
+  }
+  std::unique_ptr<Lifecycle> value_;
+};
+
 struct Concept {
   std::string id;     // bundle-relative path without ".md", e.g. "metrics/active-users"
   std::string path;   // bundle-relative file path, e.g. "metrics/active-users.md"
@@ -150,7 +183,7 @@ struct Concept {
   std::string frontmatter_yaml;  // raw frontmatter text, unknown keys included
   std::map<std::string, std::string> extra;  // unknown top-level keys, as YAML text
   std::size_t bytes = 0;
-  Lifecycle lifecycle;  // lessons and expertise profiles only
+  LifecycleBox lifecycle;  // lessons and expertise profiles only (`item.lifecycle->scope`)
 
   // Stale on or after stale_after (OKF v0.2 section 5.5); `now` is an
   // ISO-8601 timestamp. False when stale_after is absent or invalid.

@@ -120,7 +120,8 @@ void put(Writer& w, const Concept& c) {
     w.put_string(value);
   }
   w.put<std::uint64_t>(c.bytes);
-  put(w, c.lifecycle);
+  w.put<std::uint8_t>(c.lifecycle.has_value());
+  if (c.lifecycle.has_value()) put(w, *c.lifecycle);
   put_list(w, c.links, [&](const Link& link) { put(w, link); });
 }
 
@@ -142,7 +143,7 @@ Concept get_concept(Reader& r) {
     c.extra[std::move(key)] = r.get_string();
   }
   c.bytes = r.get<std::uint64_t>();
-  c.lifecycle = get_lifecycle(r);
+  if (r.get_bool()) c.lifecycle.make() = get_lifecycle(r);
   c.links = get_list(r, 39, [&] { return get_link(r); });
   return c;
 }

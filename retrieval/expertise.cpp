@@ -35,7 +35,7 @@ YAML::Node version_node(const std::string& yaml) {
 }
 
 bool applies(const Concept& node, const std::vector<std::string>& task_tags) {
-  const std::vector<std::string>& tags = node.lifecycle.applies_to;
+  const std::vector<std::string>& tags = node.lifecycle->applies_to;
   if (task_tags.empty() || tags.empty()) return true;
   return std::any_of(tags.begin(), tags.end(),
                      [&](const std::string& t) { return std::find(task_tags.begin(), task_tags.end(), t) != task_tags.end(); });
@@ -81,7 +81,7 @@ std::vector<Diagnostic> check_pack_index(const std::optional<Bundle::IndexFrontm
 }
 
 std::string expertise_exclusion(const Concept& node, const ExpertisePolicy& policy, const std::string& now) {
-  const Lifecycle& life = node.lifecycle;
+  const Lifecycle& life = *node.lifecycle;
   if (life.status == LessonStatus::rejected) return "status:rejected";
   if (node.status == Status::deprecated) return "status:deprecated";
   if (!life.expires_valid) return "expires_at:invalid";
@@ -104,8 +104,8 @@ std::vector<Conflict> detect_conflicts(const Bundle& pack, const ExpertisePolicy
   const std::string now = policy_clock(policy.now, "expertise");
   std::map<std::string, std::vector<const Concept*>> by_key;
   for (const Concept& node : pack.concepts())
-    if (!node.lifecycle.key.empty() && expertise_exclusion(node, policy, now).empty())
-      by_key[node.lifecycle.key].push_back(&node);
+    if (!node.lifecycle->key.empty() && expertise_exclusion(node, policy, now).empty())
+      by_key[node.lifecycle->key].push_back(&node);
   std::vector<Conflict> out;
   for (const auto& [key, nodes] : by_key) {
     std::set<std::string_view> texts;

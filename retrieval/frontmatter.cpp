@@ -519,10 +519,10 @@ FrontmatterOutcome read_fields(std::string_view yaml, int yaml_line, Profile pro
   item.description = reader.text(fields.get("description"), "description");
   item.resource = reader.text(fields.get("resource"), "resource");
   read_tags(reader, fields.get("tags"), item);
-  if (profile == Profile::lessons) read_lesson(reader, fields, item.lifecycle);
-  else if (!(profile == Profile::expertise && read_rejected(reader, fields.get("status"), item.lifecycle)))
+  if (profile == Profile::lessons) read_lesson(reader, fields, item.lifecycle.make());
+  else if (!(profile == Profile::expertise && read_rejected(reader, fields.get("status"), item.lifecycle.make())))
     read_status(reader, fields.get("status"), item);
-  if (profile == Profile::expertise) read_expertise(reader, fields, item.lifecycle);
+  if (profile == Profile::expertise) read_expertise(reader, fields, item.lifecycle.make());
   item.stale_after = reader.timestamp(fields.get("stale_after"), "stale_after");
   read_generated(reader, fields.get("generated"), item);
   if (item.generated_at.empty()) item.generated_at = reader.timestamp(fields.get("timestamp"), "timestamp");

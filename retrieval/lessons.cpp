@@ -7,7 +7,7 @@
 namespace okfbench::retrieval {
 
 std::string lesson_exclusion(const Concept& item, const LessonPolicy& policy, const std::string& now) {
-  const Lifecycle& life = item.lifecycle;
+  const Lifecycle& life = *item.lifecycle;
   if (!life.status) return "status:invalid";
   if (*life.status == LessonStatus::rejected || *life.status == LessonStatus::deprecated ||
       (*life.status == LessonStatus::candidate && !policy.include_candidates))
@@ -26,7 +26,7 @@ Selection select_lessons(const Bundle& bundle, const LessonPolicy& policy) {
   for (const Concept& item : bundle.concepts()) {  // sorted by id, so `excluded` is too
     if (std::string reason = lesson_exclusion(item, policy, now); !reason.empty())
       selection.excluded.push_back({item.id, std::move(reason)});
-    else if (!policy.preferred_scope.empty() && item.lifecycle.scope == policy.preferred_scope)
+    else if (!policy.preferred_scope.empty() && item.lifecycle->scope == policy.preferred_scope)
       selection.preferred.insert(item.id);
   }
   return selection;

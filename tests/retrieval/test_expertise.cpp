@@ -36,11 +36,11 @@ TEST(ExpertisePack, ReadsVersionKeysAppliesToAndStatus) {
   EXPECT_EQ(pack_version(pack), "1.2.0");
   const Concept* classes = pack.find("constraints/api-classes");
   ASSERT_NE(classes, nullptr);
-  EXPECT_EQ(classes->lifecycle.key, "api-style");
-  EXPECT_EQ(classes->lifecycle.applies_to, (Ids{"python-library", "python-service"}));
-  EXPECT_EQ(pack.find("constraints/api-handlers")->lifecycle.applies_to, Ids{"python-service"});  // a plain tag
+  EXPECT_EQ(classes->lifecycle->key, "api-style");
+  EXPECT_EQ(classes->lifecycle->applies_to, (Ids{"python-library", "python-service"}));
+  EXPECT_EQ(pack.find("constraints/api-handlers")->lifecycle->applies_to, Ids{"python-service"});  // a plain tag
   EXPECT_EQ(pack.find("constraints/api-legacy")->status, Status::deprecated);
-  EXPECT_EQ(pack.find("verification/test-command-tox")->lifecycle.status, LessonStatus::rejected);
+  EXPECT_EQ(pack.find("verification/test-command-tox")->lifecycle->status, LessonStatus::rejected);
   EXPECT_EQ(pack.find("verification/test-command-tox")->status, Status::stable);
 }
 

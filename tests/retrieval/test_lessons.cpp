@@ -44,14 +44,14 @@ TEST(LessonsProfile, ReadsStatusScopeAndExpiry) {
   EXPECT_TRUE(bundle.diagnostics().empty());
   const Concept* freeze = bundle.find("build/freeze-window");
   ASSERT_NE(freeze, nullptr);
-  EXPECT_EQ(freeze->lifecycle.status, LessonStatus::active);
-  EXPECT_EQ(freeze->lifecycle.scope, "project");
-  EXPECT_EQ(freeze->lifecycle.expires_at, "2026-12-01");
-  EXPECT_TRUE(freeze->lifecycle.expires_valid);
+  EXPECT_EQ(freeze->lifecycle->status, LessonStatus::active);
+  EXPECT_EQ(freeze->lifecycle->scope, "project");
+  EXPECT_EQ(freeze->lifecycle->expires_at, "2026-12-01");
+  EXPECT_TRUE(freeze->lifecycle->expires_valid);
   EXPECT_EQ(freeze->status, Status::stable);  // `status` is the lesson's, not OKF's
   EXPECT_EQ(freeze->extra.at("scope"), "project");  // unknown to OKF, so kept as written too
-  EXPECT_EQ(bundle.find("build/retry-flaky-tests")->lifecycle.scope, "");
-  EXPECT_EQ(bundle.find("api/retry-forever")->lifecycle.status, LessonStatus::rejected);
+  EXPECT_EQ(bundle.find("build/retry-flaky-tests")->lifecycle->scope, "");
+  EXPECT_EQ(bundle.find("api/retry-forever")->lifecycle->status, LessonStatus::rejected);
 }
 
 TEST(LessonsProfile, BadValuesAreDiagnosticsNamingFileLineAndKey) {
@@ -79,7 +79,8 @@ TEST(LessonsProfile, BadValuesAreDiagnosticsNamingFileLineAndKey) {
 
 TEST(LessonsProfile, OtherProfilesReadNoLifecycle) {
   Bundle okf = Bundle::load(okfbench::test::source_dir() / "tests/data/lessons/payments");
-  EXPECT_EQ(okf.find("api/retry-forever")->lifecycle, Lifecycle{});
+  EXPECT_FALSE(okf.find("api/retry-forever")->lifecycle.has_value());
+  EXPECT_EQ(*okf.find("api/retry-forever")->lifecycle, Lifecycle{});
   // The okf profile reads `status` as OKF's and warns about the lesson words.
   EXPECT_FALSE(okf.diagnostics().empty());
 }
