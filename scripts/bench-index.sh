@@ -15,7 +15,8 @@
 # wall seconds (best of --runs for the short ones) and, for the long ones,
 # CPU seconds (user + system, all threads), which grow with the work alone
 # where wall time also waits for the disk; memory is the peak resident set
-# (/usr/bin/time) against the bundle's markdown bytes.
+# (/usr/bin/time) against the bundle's markdown bytes and against its size
+# as `du` counts it (whole blocks, the issue's measure of a bundle).
 #   scripts/bench-index.sh [--build DIR | --program PATH] [--concepts N] [--questions N] [--runs N] [--work DIR]
 # --work keeps the bundle and the cache there (default: a temporary folder,
 # removed at the end); --program times that okfbench instead of building one
@@ -107,6 +108,9 @@ else
 fi
 bytes=$(find "$bundle" -name '*.md' -printf '%s\n' | awk '{ s += $1 } END { print s }')
 files=$(find "$bundle" -name '*.md' | wc -l)
+# The bundle as `du` counts it (whole 4 KiB blocks, folders and the question
+# set included): the measure of a bundle's size the issue's targets use.
+du_kb=$(du -sk "$bundle" | cut -f1)
 read_s=$(best_of read_all)
 start_s=$(best_of "$okfbench" --version)
 stat_s=$(best_of stat_all)
@@ -135,18 +139,18 @@ awk -v concepts="$concepts" -v files="$files" -v bytes="$bytes" -v gen_s="$gen_s
   -v read_s="$read_s" -v start_s="$start_s" -v cold_s="$cold_s" -v cold_kb="$cold_kb" -v index_s="$index_s" \
   -v index_kb="$index_kb" -v cache_bytes="$cache_bytes" -v cached_s="$cached_s" -v cached_kb="$cached_kb" \
   -v current_s="$current_s" -v uncached_s="$uncached_s" -v uncached_kb="$uncached_kb" -v p50="$p50" -v p99="$p99" \
-  -v runs="$runs" -v stat_s="$stat_s" -v context_s="$context_s" -v context_kb="$context_kb" 'BEGIN {
+  -v runs="$runs" -v stat_s="$stat_s" -v context_s="$context_s" -v context_kb="$context_kb" -v du_kb="$du_kb" 'BEGIN {
   mb = bytes / 1e6
-  printf "bundle: %d concepts generated, %d markdown files, %.1f MB; cache file %.1f MB\n", concepts, files, mb, cache_bytes / 1e6
+  printf "bundle: %d concepts generated, %d markdown files, %.1f MB (du: %.1f MiB); cache file %.1f MB\n", concepts, files, mb, du_kb / 1024, cache_bytes / 1e6
   printf "baselines (best of %d): read every file %.3f s; okfbench --version %.4f s; stat every file %.3f s (%.1f x start)\n\n", runs, read_s, start_s, stat_s, stat_s / start_s
-  printf "| step | seconds | / read | / start | / stat | CPU s per 1,000 concepts | peak memory / bundle bytes |\n|---|--:|--:|--:|--:|--:|--:|\n"
+  printf "| step | seconds | / read | / start | / stat | CPU s per 1,000 concepts | peak memory / bundle bytes | peak memory / du |\n|---|--:|--:|--:|--:|--:|--:|--:|\n"
   k = concepts / 1000
-  if (gen_s != "") printf "| gen | %.2f | %.1f | | | %.3f | %.2f |\n", gen_s, gen_s / read_s, gen_cpu / k, gen_kb * 1024 / bytes
-  printf "| validate, no cache (cold load) | %.2f | %.1f | | | %.3f | %.2f |\n", cold_s, cold_s / read_s, cold_cpu / k, cold_kb * 1024 / bytes
-  printf "| index (load, build, write the cache) | %.2f | %.1f | | | %.3f | %.2f |\n", index_s, index_s / read_s, index_cpu / k, index_kb * 1024 / bytes
-  printf "| search, no cache | %.2f | %.1f | %.0f | | %.3f | %.2f |\n", uncached_s, uncached_s / read_s, uncached_s / start_s, uncached_cpu / k, uncached_kb * 1024 / bytes
-  printf "| search, cache current | %.3f | %.2f | %.1f | %.2f | | %.2f |\n", cached_s, cached_s / read_s, cached_s / start_s, cached_s / stat_s, cached_kb * 1024 / bytes
-  printf "| context, cache current | %.3f | %.2f | %.0f | %.1f | | %.2f |\n", context_s, context_s / read_s, context_s / start_s, context_s / stat_s, context_kb * 1024 / bytes
-  printf "| index, cache current | %.3f | %.2f | %.0f | %.1f | | |\n", current_s, current_s / read_s, current_s / start_s, current_s / stat_s
+  if (gen_s != "") printf "| gen | %.2f | %.1f | | | %.3f | %.2f | %.2f |\n", gen_s, gen_s / read_s, gen_cpu / k, gen_kb * 1024 / bytes, gen_kb / du_kb
+  printf "| validate, no cache (cold load) | %.2f | %.1f | | | %.3f | %.2f | %.2f |\n", cold_s, cold_s / read_s, cold_cpu / k, cold_kb * 1024 / bytes, cold_kb / du_kb
+  printf "| index (load, build, write the cache) | %.2f | %.1f | | | %.3f | %.2f | %.2f |\n", index_s, index_s / read_s, index_cpu / k, index_kb * 1024 / bytes, index_kb / du_kb
+  printf "| search, no cache (load and index) | %.2f | %.1f | %.0f | | %.3f | %.2f | %.2f |\n", uncached_s, uncached_s / read_s, uncached_s / start_s, uncached_cpu / k, uncached_kb * 1024 / bytes, uncached_kb / du_kb
+  printf "| search, cache current | %.3f | %.2f | %.1f | %.2f | | %.2f | %.2f |\n", cached_s, cached_s / read_s, cached_s / start_s, cached_s / stat_s, cached_kb * 1024 / bytes, cached_kb / du_kb
+  printf "| context, cache current | %.3f | %.2f | %.0f | %.1f | | %.2f | %.2f |\n", context_s, context_s / read_s, context_s / start_s, context_s / stat_s, context_kb * 1024 / bytes, context_kb / du_kb
+  printf "| index, cache current | %.3f | %.2f | %.0f | %.1f | | | |\n", current_s, current_s / read_s, current_s / start_s, current_s / stat_s
   printf "\nquery latency in one process (eval, cached bundle): p50 %.3f ms, p99 %.3f ms\n", p50, p99
 }'
