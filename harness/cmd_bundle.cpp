@@ -29,6 +29,7 @@
 #include "retrieval/computation.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/expertise.hpp"
+#include "retrieval/index_cache.hpp"
 #include "retrieval/json_text.hpp"
 #include "retrieval/usage.hpp"
 #include "retrieval/utf8.hpp"
@@ -54,6 +55,7 @@ struct BundleArgs {
   bool out = false;
   std::string relation;
   int hops = 1;
+  bool prune = false;  // index
   harness::SourceFlags git;
   SelectionFlags selection;  // validate
 };
@@ -457,12 +459,41 @@ int run_history(const BundleArgs& args) {
   return 0;
 }
 
+// `okfbench index --prune`: the cache files removed, and why.
+void print_pruned(const std::vector<retrieval::PrunedFile>& pruned, const std::filesystem::path& dir, bool json) {
+  std::uintmax_t bytes = 0;
+  for (const retrieval::PrunedFile& file : pruned) bytes += file.bytes;
+  if (json) {
+    ordered_json out{{"folder", dir.string()}, {"pruned", ordered_json::array()}, {"bytes", bytes}};
+    for (const retrieval::PrunedFile& file : pruned)
+      out["pruned"].push_back({{"file", file.file.string()}, {"bytes", file.bytes}, {"reason", file.reason}});
+    print(out);
+    return;
+  }
+  for (const retrieval::PrunedFile& file : pruned)
+    std::printf("%s\n", fmt::format("removed {} ({:.1f} MB): {}", file.file.string(),
+                                    static_cast<double>(file.bytes) / 1e6, file.reason).c_str());
+  std::printf("%s\n", fmt::format("pruned {} file{} ({:.1f} MB) from {}", pruned.size(), pruned.size() == 1 ? "" : "s",
+                                  static_cast<double>(bytes) / 1e6, dir.string()).c_str());
+}
+
 // `okfbench index`: the cache written (or found current) and what it holds.
 int run_index(const BundleArgs& args) {
   const std::filesystem::path dir = args.git.index_cache_dir();
   if (dir.empty())
     throw UsageError("okfbench index writes the index cache: drop --no-index-cache, or name a folder with "
                      "--index-cache DIR (neither $XDG_CACHE_HOME nor $HOME is set)");
+  if (args.bundle.empty() && !args.prune)
+    throw UsageError("okfbench index needs a BUNDLE to index (or --prune alone to clean the cache folder)");
+  if (args.prune) {
+    // With a bundle as well, the pruning report goes to stderr and stdout keeps the index's.
+    if (args.bundle.empty()) {
+      print_pruned(retrieval::prune_index_cache(dir, true), dir, args.json);
+      return 0;
+    }
+    for (const retrieval::PrunedFile& file : retrieval::prune_index_cache(dir, true))
+      std::fprintf(stderr, "%s\n", fmt::format("okfbench: removed {}: {}", file.file.string(), file.reason).c_str());
+  }
   const harness::BundleSourceFolder source = harness::BundleSourceFolder::open(args.bundle, args.git);
   const auto start = std::chrono::steady_clock::now();
   const retrieval::CachedBundle& loaded =
@@ -524,6 +555,11 @@ void add_bundle_commands(CLI::App& app, Action& action) {
                    "Write the bundle's persistent index (parsed bundle and search index) to the index cache, or "
                    "report it current",
                    index);
+  cmd->get_option("bundle")->required(false);
+  cmd->add_flag("--prune", index->prune,
+                "First remove the cache files no load will read again (bundles that are gone, corrupt files, "
+                "other okfbench versions' files, killed writers' temporary files) and say which; without "
+                "BUNDLE, only that");
   cmd->callback([index, &action] { action = [index] { return run_index(*index); }; });
 
   auto browse = std::make_shared<BundleArgs>();

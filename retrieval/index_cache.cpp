@@ -530,23 +530,52 @@ void write_payload(int fd, const std::string& key, std::int64_t start, const Man
   write_all(fd, std::string_view(reinterpret_cast<const char*>(&header), sizeof header), 0);
 }
 
-// Removes the temporary files killed writers left in the cache folder
-// ("<name>.okfidx.tmp.<pid>.<n>" of a pid that is not running): each can be
-// as large as a cache file.
-void remove_leftovers(const fs::path& dir) {
-  std::error_code error;
+// The pid of a writer's temporary file ("<name>.okfidx.tmp.<pid>.<n>"), or 0
+// for any other name.
+pid_t writer_of(const std::string& name) {
   constexpr std::string_view kMark = ".okfidx.tmp.";
-  for (const auto& entry : fs::directory_iterator(dir, error)) {
-    const std::string name = entry.path().filename().string();
-    const std::size_t mark = name.find(kMark);
-    if (mark == std::string::npos) continue;
-    const std::size_t from = mark + kMark.size();
-    const std::string pid = name.substr(from, name.find('.', from) - from);
-    char* end = nullptr;
-    errno = 0;
-    const long value = std::strtol(pid.c_str(), &end, 10);
-    if (pid.empty() || *end != '\0' || errno != 0 || value <= 0 || value > INT32_MAX) continue;
-    if (::kill(static_cast<pid_t>(value), 0) != 0 && errno == ESRCH) fs::remove(entry.path(), error);
+  const std::size_t mark = name.find(kMark);
+  if (mark == std::string::npos) return 0;
+  const std::size_t from = mark + kMark.size();
+  const std::string pid = name.substr(from, name.find('.', from) - from);
+  char* end = nullptr;
+  errno = 0;
+  const long value = std::strtol(pid.c_str(), &end, 10);
+  if (pid.empty() || *end != '\0' || errno != 0 || value <= 0 || value > INT32_MAX) return 0;
+  return static_cast<pid_t>(value);
+}
+
+// The bundle root a cache file was written for: its key (cache_key) up to
+// the four lines of load options that end it (a root may hold '\n').
+std::optional<fs::path> root_of(const SectionBytes& head) {
+  Reader r(head.bytes.data(), head.bytes.data() + head.bytes.size());
+  const std::string_view key = r.get_view();
+  std::size_t end = key.size();
+  for (int line = 0; line < 4; ++line) {
+    if (end == 0) return std::nullopt;
+    end = key.rfind('\n', end - 1);
+    if (end == std::string_view::npos || end == 0) return std::nullopt;
+  }
+  return fs::path(std::string(key.substr(0, end)));
+}
+
+// Why the cache file `file` will never be read again, or "" when it may be.
+std::string unreadable_reason(const fs::path& file, bool other_formats) {
+  std::string why;
+  std::optional<Mapping> mapped = Mapping::open(file, why);
+  if (!mapped) return {};  // gone meanwhile, or not ours to judge
+  try {
+    const std::optional<fs::path> root = root_of(sections_of(*mapped)[kHead]);
+    if (!root) return "its key names no bundle";
+    std::error_code error;
+    const fs::file_status status = fs::status(*root, error);
+    if (status.type() == fs::file_type::not_found) return fmt::format("bundle {} is gone", root->string());
+    if (!error && !fs::is_directory(status)) return fmt::format("bundle {} is no longer a folder", root->string());
+    return {};  // there, or cannot tell (a folder we may not read)
+  } catch (const OtherFormat& e) {
+    return other_formats ? std::string(e.what()) : std::string();
+  } catch (const CorruptCache& e) {
+    return fmt::format("corrupt: {}", e.what());
   }
 }
 
@@ -558,7 +587,7 @@ std::string write_cache(const fs::path& file, const std::string& key, std::int64
   std::error_code error;
   fs::create_directories(file.parent_path(), error);
   if (error) return fmt::format("cannot create {}: {}", file.parent_path().string(), error.message());
-  remove_leftovers(file.parent_path());
+  prune_index_cache(file.parent_path(), false);
   const fs::path temporary =
       file.string() + fmt::format(".tmp.{}.{}", ::getpid(), counter.fetch_add(1, std::memory_order_relaxed));
   // Owner-only: the file holds the bundle's text, whoever may read the bundle.
@@ -690,6 +719,25 @@ Bundle load_cached_unindexed(const fs::path& root, const LoadOptions& options, c
   CachedBundle rebuilt = rebuild(file, canonical, options, IndexConfig{}, std::move(reason), corrupt);
   note = std::move(rebuilt.note);
   return std::move(rebuilt.bundle);
+}
+
+std::vector<PrunedFile> prune_index_cache(const fs::path& dir, bool other_formats) {
+  std::vector<PrunedFile> pruned;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(dir, error)) {
+    const std::string name = entry.path().filename().string();
+    std::string why;
+    if (const pid_t pid = writer_of(name); pid != 0) {
+      if (::kill(pid, 0) != 0 && errno == ESRCH) why = fmt::format("left by writer {}, which is gone", pid);
+    } else if (name.ends_with(".okfidx") && entry.is_regular_file(error)) {
+      why = unreadable_reason(entry.path(), other_formats);
+    }
+    if (why.empty()) continue;
+    const std::uintmax_t bytes = entry.file_size(error);
+    if (fs::remove(entry.path(), error)) pruned.push_back({entry.path(), error ? 0 : bytes, std::move(why)});
+  }
+  std::sort(pruned.begin(), pruned.end(), [](const PrunedFile& a, const PrunedFile& b) { return a.file < b.file; });
+  return pruned;
 }
 
 }  // namespace okfbench::retrieval

@@ -49,11 +49,13 @@
 // text) and are never changed in place once renamed into place; a file cut
 // short by another program while a process has it mapped is outside this
 // contract (the kernel stops that reader with SIGBUS).
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "retrieval/bundle.hpp"
 #include "retrieval/search.hpp"
@@ -139,5 +141,23 @@ class CachedSearch {
 std::optional<CachedSearch> load_cached_search(const std::filesystem::path& root, const LoadOptions& options,
                                                const IndexConfig& config, const std::filesystem::path& dir,
                                                std::string* reason = nullptr);
+
+// A cache file removed by prune_index_cache(), and why.
+struct PrunedFile {
+  std::filesystem::path file;
+  std::uintmax_t bytes = 0;
+  std::string reason;  // "bundle /x is gone", "corrupt: ...", "left by writer 123, which is gone", ...
+};
+
+// Removes from `dir` the cache files no load will read again: those of a
+// bundle root that is gone or no longer a folder, corrupt ones, and the
+// temporary files of writers that are no longer running; with
+// `other_formats`, also files another okfbench version wrote (their bundles
+// may still be there; this okfbench would rewrite them when it loads one).
+// A root that cannot be checked (permission) keeps its file; a bundle on a
+// drive that is not mounted counts as gone (its file is rebuilt when it is
+// loaded again). Other files are never touched. Every write of a cache file
+// runs it without `other_formats`; `okfbench index --prune` runs it with.
+std::vector<PrunedFile> prune_index_cache(const std::filesystem::path& dir, bool other_formats);
 
 }  // namespace okfbench::retrieval

@@ -352,6 +352,37 @@ TEST(CmdBundle, IndexRefusesNoCacheAndReportsAFolderItCannotWrite) {
   EXPECT_THAT(blocked.err, HasSubstr("the index cache was not written (index cache not written: cannot create "));
 }
 
+// `index --prune` says what it removed and why (text and --json); with a
+// bundle it also indexes it, the removals on stderr; alone it needs --prune.
+TEST(CmdBundle, IndexPruneRemovesTheCacheFilesOfBundlesThatAreGone) {
+  const fs::path cache = okfbench::test::fresh_dir("cmd-index-prune-cache");
+  const fs::path kept = aged_demo("cmd-index-prune-kept");
+  const fs::path gone = aged_demo("cmd-index-prune-gone");
+  for (const fs::path& root : {kept, gone})
+    ASSERT_EQ(okfbench("index --index-cache " + cache.string() + " " + root.string()).exit_code, 0);
+  ASSERT_EQ(files_in(cache).size(), 2u);
+  const std::string gone_root = fs::canonical(gone).string();
+  fs::remove_all(gone);
+  CommandResult text = okfbench("index --prune --index-cache " + cache.string());
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("MB): bundle " + gone_root + " is gone\n"));
+  EXPECT_THAT(text.out, HasSubstr("pruned 1 file ("));
+  EXPECT_EQ(files_in(cache).size(), 1u);
+  CommandResult none = okfbench("index --prune --json --index-cache " + cache.string());
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  const auto json = nlohmann::json::parse(none.out);
+  EXPECT_TRUE(json["pruned"].empty());
+  EXPECT_EQ(json["bytes"], 0);
+  okfbench::test::write_file(cache / "33333333333333333333333333333333.okfidx", "garbage");
+  CommandResult both = okfbench("index --prune --json --index-cache " + cache.string() + " " + kept.string());
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  EXPECT_EQ(nlohmann::json::parse(both.out)["state"], "current");
+  EXPECT_THAT(both.err, HasSubstr("33333333333333333333333333333333.okfidx: corrupt: "));
+  CommandResult bare = okfbench("index --index-cache " + cache.string());
+  EXPECT_EQ(bare.exit_code, 2);
+  EXPECT_THAT(bare.err, HasSubstr("okfbench index needs a BUNDLE to index (or --prune alone"));
+}
+
 TEST(CmdBundle, CommandsLoadThroughTheIndexCacheUnlessToldNot) {
   const fs::path root = aged_demo("cmd-index-implicit");
   const fs::path cache = okfbench::test::fresh_dir("cmd-index-implicit-cache");

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <utility>
 #include <unistd.h>
@@ -556,6 +557,78 @@ TEST(IndexCache, KilledWritersTemporaryFilesAreRemovedByTheNextWrite) {
   EXPECT_TRUE(fs::exists(alive));
   EXPECT_TRUE(fs::exists(unrelated));
   EXPECT_TRUE(fs::exists(file));
+}
+
+// What prune_index_cache() removes: files no load will read again, each with
+// why; what it keeps: files of bundles that are there (a '\n' in the root's
+// name included), other formats unless asked, files that are not caches.
+TEST(IndexCache, PruneRemovesOnlyWhatNoLoadWillReadAgain) {
+  const fs::path cache = fresh_dir("index-cache-prune");
+  const fs::path kept = small_bundle("cache-prune-kept");
+  const fs::path gone = small_bundle("cache-prune-gone");
+  const fs::path replaced = small_bundle("cache-prune-replaced");
+  const fs::path odd = small_bundle("cache-prune-odd\nname");
+  for (const fs::path& root : {kept, gone, replaced, odd}) ASSERT_TRUE(load_cached(root, {}, {}, cache).written);
+  const auto file_of = [&](const fs::path& root) { return index_cache_file(cache, fs::canonical(root), {}); };
+  const fs::path kept_file = file_of(kept), gone_file = file_of(gone), replaced_file = file_of(replaced),
+                 odd_file = file_of(odd);
+  // Another okfbench's file: the same bytes with another format number.
+  std::string other = read_file(kept_file);
+  other[8] = static_cast<char>(other[8] + 1);
+  const fs::path other_file = cache / "00000000000000000000000000000000.okfidx";
+  write_file(other_file, other);
+  const fs::path corrupt_file = cache / "11111111111111111111111111111111.okfidx";
+  write_file(corrupt_file, "not a cache file at all");
+  const fs::path dead_writer = cache / "22222222222222222222222222222222.okfidx.tmp.2147483646.0";
+  write_file(dead_writer, "partial");
+  const fs::path unrelated = cache / "notes.txt";
+  write_file(unrelated, "mine");
+  const std::string gone_canonical = fs::canonical(gone).string();
+  const std::string replaced_canonical = fs::canonical(replaced).string();
+  fs::remove_all(gone);
+  fs::remove_all(replaced);
+  write_file(replaced, "a file where the bundle was");
+
+  std::vector<PrunedFile> pruned = prune_index_cache(cache, false);
+  std::map<fs::path, std::string> why;
+  for (const PrunedFile& p : pruned) {
+    EXPECT_GT(p.bytes, 0u) << p.file;
+    why[p.file] = p.reason;
+  }
+  EXPECT_EQ(why.size(), 4u);
+  EXPECT_EQ(why[gone_file], "bundle " + gone_canonical + " is gone");
+  EXPECT_EQ(why[replaced_file], "bundle " + replaced_canonical + " is no longer a folder");
+  EXPECT_THAT(why[corrupt_file], HasSubstr("corrupt: "));
+  EXPECT_EQ(why[dead_writer], "left by writer 2147483646, which is gone");
+  for (const fs::path& there : {kept_file, odd_file, other_file, unrelated}) EXPECT_TRUE(fs::exists(there)) << there;
+  EXPECT_TRUE(load_cached(kept, {}, {}, cache).from_cache);
+
+  pruned = prune_index_cache(cache, true);  // other formats as well
+  ASSERT_EQ(pruned.size(), 1u);
+  EXPECT_EQ(pruned[0].file, other_file);
+  EXPECT_THAT(pruned[0].reason, HasSubstr("by another okfbench"));
+
+  fs::remove_all(odd);  // the root's last lines are the load options, not its name
+  pruned = prune_index_cache(cache, false);
+  ASSERT_EQ(pruned.size(), 1u);
+  EXPECT_EQ(pruned[0].file, odd_file);
+  EXPECT_TRUE(fs::exists(kept_file));
+  EXPECT_TRUE(fs::exists(unrelated));
+  EXPECT_TRUE(prune_index_cache(cache / "no-such-folder", true).empty());
+}
+
+// Every write prunes: a bundle's cache file goes with the bundle at the next
+// write of any cache in the folder.
+TEST(IndexCache, WritingACachePrunesTheFilesOfBundlesThatAreGone) {
+  const fs::path cache = fresh_dir("index-cache-prune-on-write");
+  const fs::path gone = small_bundle("cache-prune-on-write-gone");
+  const fs::path next = small_bundle("cache-prune-on-write-next");
+  ASSERT_TRUE(load_cached(gone, {}, {}, cache).written);
+  const fs::path gone_file = index_cache_file(cache, fs::canonical(gone), {});
+  fs::remove_all(gone);
+  EXPECT_TRUE(fs::exists(gone_file));
+  ASSERT_TRUE(load_cached(next, {}, {}, cache).written);
+  EXPECT_FALSE(fs::exists(gone_file));
 }
 
 TEST(IndexCache, AFolderThatCannotBeWrittenIsANoteNotAnError) {
