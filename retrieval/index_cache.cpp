@@ -724,17 +724,21 @@ Bundle load_cached_unindexed(const fs::path& root, const LoadOptions& options, c
 std::vector<PrunedFile> prune_index_cache(const fs::path& dir, bool other_formats) {
   std::vector<PrunedFile> pruned;
   std::error_code error;
-  for (const auto& entry : fs::directory_iterator(dir, error)) {
+  // Errors only end the listing: pruning is housekeeping, never a failure.
+  for (fs::directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
+    const fs::directory_entry& entry = *it;
     const std::string name = entry.path().filename().string();
     std::string why;
     if (const pid_t pid = writer_of(name); pid != 0) {
       if (::kill(pid, 0) != 0 && errno == ESRCH) why = fmt::format("left by writer {}, which is gone", pid);
-    } else if (name.ends_with(".okfidx") && entry.is_regular_file(error)) {
+    } else if (std::error_code type_error; name.ends_with(".okfidx") && entry.is_regular_file(type_error)) {
       why = unreadable_reason(entry.path(), other_formats);
     }
     if (why.empty()) continue;
-    const std::uintmax_t bytes = entry.file_size(error);
-    if (fs::remove(entry.path(), error)) pruned.push_back({entry.path(), error ? 0 : bytes, std::move(why)});
+    std::error_code size_error;
+    const std::uintmax_t bytes = entry.file_size(size_error);
+    std::error_code remove_error;
+    if (fs::remove(entry.path(), remove_error)) pruned.push_back({entry.path(), size_error ? 0 : bytes, std::move(why)});
   }
   std::sort(pruned.begin(), pruned.end(), [](const PrunedFile& a, const PrunedFile& b) { return a.file < b.file; });
   return pruned;
