@@ -1,5 +1,6 @@
 #include "retrieval/packed_links.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -10,6 +11,12 @@ namespace {
 
 constexpr unsigned kFormShift = 1;
 constexpr unsigned kFlagBits = 3;  // from_frontmatter and two bits of form
+
+std::size_t varint_size(std::uint64_t value) {
+  std::size_t bytes = 1;
+  for (; value >= 0x80; value >>= 7) ++bytes;
+  return bytes;
+}
 
 void put_varint(std::string& out, std::uint64_t value) {
   while (value >= 0x80) {
@@ -77,17 +84,20 @@ class Cursor {
 }  // namespace
 
 PackedRawLinks::PackedRawLinks(const std::vector<RawLink>& links) : count_(links.size()) {
-  std::size_t size = 0;
-  for (const RawLink& link : links)
-    size += 24 + link.href.size() + link.text.size() + link.relation.size() + link.written.size();
+  const auto line_of = [](const RawLink& link) { return static_cast<std::uint64_t>(std::max(0, link.line)); };
+  std::size_t size = 0;  // exactly: the string is kept for the bundle's life
+  for (const RawLink& link : links) {
+    size += varint_size(line_of(link)) + 1;
+    for (std::string_view text : {link.href, link.text, link.relation, link.written})
+      size += varint_size(text.size()) + text.size();
+  }
   bytes_.reserve(size);
   for (const RawLink& link : links) {
-    put_varint(bytes_, static_cast<std::uint64_t>(std::max(0, link.line)));
+    put_varint(bytes_, line_of(link));
     const unsigned flags = (link.from_frontmatter ? 1u : 0u) | (static_cast<unsigned>(link.form) << kFormShift);
     bytes_.push_back(static_cast<char>(flags));
     for (std::string_view text : {link.href, link.text, link.relation, link.written}) put_text(bytes_, text);
   }
-  bytes_.shrink_to_fit();
 }
 
 PackedRawLinks PackedRawLinks::from_bytes(std::string_view bytes) {
