@@ -98,10 +98,21 @@ void put_stamps(Writer& w, const std::vector<Stamp>& stamps) {
   }
 }
 
-std::vector<Stamp> get_stamps(Reader& r) {
-  std::vector<Stamp> out(r.count(8 + 8 + 8 + 8 + 8 + 16));
-  for (Stamp& s : out) {
-    s.path = r.get_string();
+// A stamp as the manifest section holds it, its path read in place: checking
+// a current cache allocates no string per file.
+struct StampView {
+  std::string_view path;
+  std::uint64_t size = 0;
+  std::int64_t mtime_ns = 0;
+  std::int64_t ctime_ns = 0;
+  std::uint64_t inode = 0;
+  std::array<unsigned char, 16> digest{};
+};
+
+std::vector<StampView> get_stamps(Reader& r) {
+  std::vector<StampView> out(r.count(8 + 8 + 8 + 8 + 8 + 16));
+  for (StampView& s : out) {
+    s.path = r.get_view();
     s.size = r.get<std::uint64_t>();
     s.mtime_ns = r.get<std::int64_t>();
     s.ctime_ns = r.get<std::int64_t>();
@@ -284,17 +295,19 @@ std::array<SectionBytes, kSections> sections_of(const Mapping& file) {
 
 // Whether the file `stamp` names, below `root_fd`, still has the bytes the
 // stamp's digest was taken of.
-bool same_content(int root_fd, const Stamp& stamp) {
-  FileContent content = read_whole_file(FileLocation{root_fd, stamp.path}, SIZE_MAX);
+bool same_content(int root_fd, const StampView& stamp) {
+  FileContent content = read_whole_file(FileLocation{root_fd, std::string(stamp.path)}, SIZE_MAX);
   return content.error.empty() && detail::content_digest(content.bytes) == stamp.digest;
 }
 
 // "" when file `stamp` still is as stamped (the rule in index_cache.hpp),
 // otherwise what changed.
-std::string file_change(int root_fd, const Stamp& file, std::int64_t start) {
+std::string file_change(int root_fd, const StampView& file, std::int64_t start) {
+  thread_local std::string path;  // the system call wants it NUL-terminated; reused, so rarely allocated
+  path.assign(file.path);
   struct stat info {};
-  if (::fstatat(root_fd, file.path.c_str(), &info, 0) != 0) return fmt::format("'{}' is gone", file.path);
-  const Stamp now = detail::stamp_of(file.path, info);
+  if (::fstatat(root_fd, path.c_str(), &info, 0) != 0) return fmt::format("'{}' is gone", file.path);
+  const Stamp now = detail::stamp_of({}, info);
   const bool same_stamp = now.size == file.size && now.mtime_ns == file.mtime_ns && now.ctime_ns == file.ctime_ns &&
                           now.inode == file.inode;
   if (same_stamp && file.mtime_ns < start && file.ctime_ns < start) return {};
@@ -303,7 +316,7 @@ std::string file_change(int root_fd, const Stamp& file, std::int64_t start) {
 
 // The first file change in walk order, the files checked on several
 // threads (a stat each is most of a current cache's start-up).
-std::string first_file_change(int root_fd, const std::vector<Stamp>& files, std::int64_t start) {
+std::string first_file_change(int root_fd, const std::vector<StampView>& files, std::int64_t start) {
   constexpr std::size_t kMinPerThread = 4096;
   const std::size_t threads =
       std::clamp<std::size_t>(files.size() / kMinPerThread, 1, std::max(1u, std::thread::hardware_concurrency()));
@@ -317,14 +330,21 @@ std::string first_file_change(int root_fd, const std::vector<Stamp>& files, std:
   return {};
 }
 
+// The manifest section read in place: valid while its mapping is.
+struct ManifestView {
+  std::vector<StampView> directories;
+  std::vector<StampView> files;
+};
+
 // "" when the tree at `root` still is what `manifest` stamped (the rule in
 // index_cache.hpp); otherwise the first difference found.
-std::string first_change(int root_fd, const Manifest& manifest, std::int64_t start) {
-  for (const Stamp& dir : manifest.directories) {
+std::string first_change(int root_fd, const ManifestView& manifest, std::int64_t start) {
+  std::string path;
+  for (const StampView& dir : manifest.directories) {
+    path.assign(dir.path.empty() ? "." : dir.path);
     struct stat info {};
-    if (::fstatat(root_fd, dir.path.empty() ? "." : dir.path.c_str(), &info, 0) != 0)
-      return fmt::format("directory '{}' is gone", dir.path);
-    const Stamp now = detail::stamp_of(dir.path, info);
+    if (::fstatat(root_fd, path.c_str(), &info, 0) != 0) return fmt::format("directory '{}' is gone", dir.path);
+    const Stamp now = detail::stamp_of({}, info);
     if (now.mtime_ns != dir.mtime_ns || now.ctime_ns != dir.ctime_ns || now.inode != dir.inode)
       return fmt::format("directory '{}' changed", dir.path);
     if (dir.mtime_ns >= start) return fmt::format("directory '{}' changed while the cache was written", dir.path);
@@ -335,7 +355,7 @@ std::string first_change(int root_fd, const Manifest& manifest, std::int64_t sta
 struct Payload {
   std::string key;
   std::int64_t start = 0;
-  Manifest manifest;
+  ManifestView manifest;
 };
 
 Payload read_head(Reader& r) {
