@@ -66,7 +66,9 @@ struct Header {
 };
 
 // What a cache file must have been written for: the same root and the load
-// options that change what a load yields.
+// options that change what a load yields, one line each after the root
+// (root_of reads the root back from the end).
+constexpr int kKeyOptionLines = 4;
 std::string cache_key(const fs::path& root, const LoadOptions& options) {
   return fmt::format("{}\n{}\n{}\n{}\n{}", root.string(), to_string(options.profile), options.max_file_bytes,
                      options.max_files, options.max_total_bytes);
@@ -566,12 +568,12 @@ pid_t writer_of(const std::string& name) {
 }
 
 // The bundle root a cache file was written for: its key (cache_key) up to
-// the four lines of load options that end it (a root may hold '\n').
+// the lines of load options that end it (a root may hold '\n').
 std::optional<fs::path> root_of(const SectionBytes& head) {
   Reader r(head.bytes.data(), head.bytes.data() + head.bytes.size());
   const std::string_view key = r.get_view();
   std::size_t end = key.size();
-  for (int line = 0; line < 4; ++line) {
+  for (int line = 0; line < kKeyOptionLines; ++line) {
     if (end == 0) return std::nullopt;
     end = key.rfind('\n', end - 1);
     if (end == std::string_view::npos || end == 0) return std::nullopt;

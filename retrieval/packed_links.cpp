@@ -31,11 +31,12 @@ void put_text(std::string& out, std::string_view text) {
   out.append(text);
 }
 
-// Reads the packed bytes; every read is bounds-checked.
+// Reads the packed bytes through binary_io's Reader, which checks every read
+// against the bytes left.
 class Cursor {
  public:
-  explicit Cursor(std::string_view bytes) : bytes_(bytes) {}
-  bool done() const { return at_ == bytes_.size(); }
+  explicit Cursor(std::string_view bytes) : r_(bytes.data(), bytes.data() + bytes.size()) {}
+  bool done() const { return r_.done(); }
 
   RawLinkView next() {
     RawLinkView link;
@@ -43,7 +44,7 @@ class Cursor {
     if (line > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
       throw CorruptCache("a link's line number is out of range");
     link.line = static_cast<int>(line);
-    const auto flags = static_cast<unsigned char>(take(1)[0]);
+    const auto flags = r_.get<std::uint8_t>();
     const unsigned form = (flags >> kFormShift) & 3u;
     if ((flags >> kFlagBits) != 0 || form > static_cast<unsigned>(LinkForm::embed))
       throw CorruptCache("a link's flags are out of range");
@@ -60,7 +61,7 @@ class Cursor {
   std::uint64_t varint() {
     std::uint64_t value = 0;
     for (unsigned shift = 0; shift < 64; shift += 7) {
-      const auto byte = static_cast<unsigned char>(take(1)[0]);
+      const auto byte = r_.get<std::uint8_t>();
       value |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
       if ((byte & 0x80) == 0) return value;
     }
@@ -68,17 +69,10 @@ class Cursor {
   }
   std::string_view text() {
     const std::uint64_t n = varint();
-    if (n > bytes_.size() - at_) throw CorruptCache("a link's text runs past its bytes");
-    return take(static_cast<std::size_t>(n));
+    if (n > std::numeric_limits<std::size_t>::max()) throw CorruptCache("a link's text runs past its bytes");
+    return r_.get_bytes(static_cast<std::size_t>(n));
   }
-  std::string_view take(std::size_t n) {
-    if (n > bytes_.size() - at_) throw CorruptCache("a link ends early");
-    std::string_view out = bytes_.substr(at_, n);
-    at_ += n;
-    return out;
-  }
-  std::string_view bytes_;
-  std::size_t at_ = 0;
+  Reader r_;
 };
 
 }  // namespace
@@ -111,15 +105,6 @@ std::vector<RawLinkView> PackedRawLinks::views() const {
   std::vector<RawLinkView> out;
   out.reserve(count_);
   for (Cursor cursor(bytes_); !cursor.done();) out.push_back(cursor.next());
-  return out;
-}
-
-std::vector<RawLink> PackedRawLinks::unpack() const {
-  std::vector<RawLink> out;
-  out.reserve(count_);
-  for (const RawLinkView& v : views())
-    out.push_back({std::string(v.href), std::string(v.text), std::string(v.relation), v.line, v.from_frontmatter,
-                   v.form, std::string(v.written)});
   return out;
 }
 

@@ -42,7 +42,6 @@ class PackedRawLinks {
   std::size_t size() const { return count_; }
   bool empty() const { return count_ == 0; }
   std::vector<RawLinkView> views() const;  // valid while this object lives unchanged
-  std::vector<RawLink> unpack() const;
 
  private:
   std::string bytes_;
