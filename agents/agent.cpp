@@ -7,9 +7,9 @@
 
 #include "agents/json_util.hpp"
 #include "agents/openai_json.hpp"
-#include "retrieval/error.hpp"
-#include "retrieval/saturate.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/error.hpp"
+#include "core/saturate.hpp"
+#include "core/json_text.hpp"
 
 namespace okfbench::agents {
 namespace {

@@ -90,7 +90,7 @@ AgentRun run_agent(ChatModel& model, Toolbox& tools, std::string_view question, 
 
 // The breakdown of the seed's run.summary(). Every token figure is unknown
 // (nullopt) when any turn it depends on was not reported; sums saturate at
-// INT64_MAX (retrieval/saturate.hpp) instead of wrapping.
+// INT64_MAX (core/saturate.hpp) instead of wrapping.
 struct RunSummary {
   std::size_t turns = 0;           // model calls
   std::size_t tool_calls = 0;

@@ -8,8 +8,8 @@
 #include <set>
 
 #include "retrieval/computation.hpp"
-#include "retrieval/error.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/error.hpp"
+#include "core/json_text.hpp"
 #include "retrieval/utf8.hpp"
 
 namespace okfbench::agents {

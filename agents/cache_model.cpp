@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <fmt/format.h>
 
-#include "agents/hash.hpp"
-#include "retrieval/error.hpp"
+#include "core/hash.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::agents {
 namespace {
@@ -36,8 +36,6 @@ bool alive(const std::unordered_map<std::uint64_t, double>& store, std::uint64_t
   return it != store.end() && now - it->second <= ttl;
 }
 }  // namespace
-
-std::string hex(std::uint64_t value) { return fmt::format("{:016x}", value); }
 
 CacheKind parse_cache_kind(std::string_view name) {
   if (name == "none") return CacheKind::none;

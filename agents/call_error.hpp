@@ -10,7 +10,7 @@
 #include <exception>
 #include <string>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::agents {
 

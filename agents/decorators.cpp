@@ -5,16 +5,15 @@
 #include <charconv>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sqlite3.h>
 
 #include "agents/cache_model.hpp"
 #include "agents/call_error.hpp"
-#include "agents/hash.hpp"
+#include "core/hash.hpp"
 #include "agents/json_util.hpp"
-#include "agents/sqlite_statement.hpp"
+#include "core/sqlite.hpp"
 #include "agents/wire_json.hpp"
-#include "retrieval/error.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/error.hpp"
+#include "core/json_text.hpp"
 
 namespace okfbench::agents {
 namespace {
@@ -27,8 +26,6 @@ std::uint64_t parse_hash(const std::string& text, const std::string& where) {
   if (text.size() == 16 && ec == std::errc() && end == text.data() + text.size()) return value;
   throw InputError(fmt::format("{}: 'hash' must be 16 hex digits, got '{}'", where, text));
 }
-
-constexpr const char* kCacheLabel = "response cache";
 
 // The given secrets and every key resolved so far in this process.
 std::vector<std::string> all_secrets(const std::vector<std::string>& given) {
@@ -98,23 +95,12 @@ CachingModel::CachingModel(std::unique_ptr<ChatModel> inner, const std::filesyst
                            std::string endpoint, int repeat_index, std::vector<std::string> secrets)
     : inner_(std::move(inner)), endpoint_(std::move(endpoint)), repeat_(repeat_index), secrets_(std::move(secrets)) {
   if (database.has_parent_path()) std::filesystem::create_directories(database.parent_path());
-  int rc = sqlite3_open(database.string().c_str(), &db_);
-  if (rc != SQLITE_OK) {
-    std::string message = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
-    sqlite3_close(db_);
-    db_ = nullptr;
-    throw InputError(fmt::format("response cache {}: cannot open: {}", database.string(), message));
-  }
-  sqlite3_busy_timeout(db_, 10000);
-  check_sqlite(sqlite3_exec(db_,
-                     "PRAGMA journal_mode=WAL;"
-                     "CREATE TABLE IF NOT EXISTS responses (hash TEXT NOT NULL, key TEXT NOT NULL, endpoint TEXT, "
-                     "model TEXT, repeat INTEGER, response TEXT NOT NULL, PRIMARY KEY (hash, key));",
-                     nullptr, nullptr, nullptr),
-        db_, kCacheLabel, database.string());
+  db_.emplace(database, "response cache " + database.string());
+  db_->exec("CREATE TABLE IF NOT EXISTS responses (hash TEXT NOT NULL, key TEXT NOT NULL, endpoint TEXT, "
+            "model TEXT, repeat INTEGER, response TEXT NOT NULL, PRIMARY KEY (hash, key));");
 }
 
-CachingModel::~CachingModel() { sqlite3_close(db_); }
+CachingModel::~CachingModel() = default;
 
 std::string CachingModel::key_text(const ChatRequest& request) const {
   return redact(fmt::format("{}\n{}\n{}\n{}", endpoint_, inner_->name(), repeat_, wire_json::request_to_json(request)),
@@ -126,18 +112,18 @@ ChatResponse CachingModel::chat(const ChatRequest& request) {
   std::string h = hex(fnv1a(key));
   {
     std::lock_guard lock(mutex_);
-    SqliteStatement find(db_, "SELECT response FROM responses WHERE hash = ?1 AND key = ?2", kCacheLabel);
+    SqliteStatement find(*db_, "SELECT response FROM responses WHERE hash = ?1 AND key = ?2");
     find.bind(1, h);
     find.bind(2, key);
-    if (find.step() == SQLITE_ROW) {
+    if (find.step() == SqliteStatement::kRow) {
       ++hits_;
-      return wire_json::response_from_json(find.column(0));
+      return wire_json::response_from_json(find.text(0));
     }
   }
   ChatResponse response = inner_->chat(request);
   std::lock_guard lock(mutex_);
   ++misses_;
-  SqliteStatement insert(db_, "INSERT OR REPLACE INTO responses VALUES (?1, ?2, ?3, ?4, ?5, ?6)", kCacheLabel);
+  SqliteStatement insert(*db_, "INSERT OR REPLACE INTO responses VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
   insert.bind(1, h);
   insert.bind(2, key);
   insert.bind(3, endpoint_);

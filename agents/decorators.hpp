@@ -21,14 +21,14 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "agents/model.hpp"
 #include "agents/secrets.hpp"
-
-struct sqlite3;
+#include "core/sqlite.hpp"
 
 namespace okfbench::agents {
 
@@ -80,7 +80,7 @@ class CachingModel : public ChatModel {
   std::string endpoint_;
   int repeat_;
   std::vector<std::string> secrets_;
-  sqlite3* db_ = nullptr;
+  std::optional<SqliteDb> db_;  // opened after its folder is made
   std::size_t hits_ = 0, misses_ = 0;
   std::mutex mutex_;
 };

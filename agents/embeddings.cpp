@@ -8,15 +8,15 @@
 #include <cstring>
 #include <mutex>
 
-#include "agents/hash.hpp"
+#include "core/hash.hpp"
 #include "agents/http.hpp"
 #include "agents/json_util.hpp"
 #include "agents/secrets.hpp"
-#include "agents/sqlite_statement.hpp"
+#include "core/sqlite.hpp"
 #include "retrieval/analyzer.hpp"
-#include "retrieval/digest.hpp"
-#include "retrieval/error.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/digest.hpp"
+#include "core/error.hpp"
+#include "core/json_text.hpp"
 
 namespace okfbench::agents {
 namespace {
@@ -65,27 +65,12 @@ class OpenAIEmbedder : public retrieval::Embedder {
 // SQLite table embeddings(model, text_sha256, vector BLOB of floats).
 class CachedEmbedder : public retrieval::Embedder {
  public:
-  CachedEmbedder(std::unique_ptr<retrieval::Embedder> inner, const std::filesystem::path& path) : inner_(std::move(inner)) {
-    if (sqlite3_open(path.string().c_str(), &db_) != SQLITE_OK) {
-      std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
-      sqlite3_close(db_);
-      db_ = nullptr;
-      throw InputError(fmt::format("embedding cache {}: cannot open: {}; pass a writable file to --embed-cache",
-                                   path.string(), message));
-    }
-    label_ = "embedding cache " + path.string();
-    try {
-      exec("PRAGMA journal_mode=WAL");
-      exec("CREATE TABLE IF NOT EXISTS embeddings(model TEXT NOT NULL, text_sha256 TEXT NOT NULL, vector BLOB NOT "
-           "NULL, PRIMARY KEY(model, text_sha256))");
-    } catch (...) {
-      sqlite3_close(db_);  // no destructor runs for a constructor that throws
-      throw;
-    }
+  CachedEmbedder(std::unique_ptr<retrieval::Embedder> inner, const std::filesystem::path& path)
+      : inner_(std::move(inner)),
+        db_(path, "embedding cache " + path.string(), {.busy_timeout_ms = 10000, .open_advice = "; pass a writable file to --embed-cache", .full_disk_advice = ""}) {
+    db_.exec("CREATE TABLE IF NOT EXISTS embeddings(model TEXT NOT NULL, text_sha256 TEXT NOT NULL, vector BLOB NOT "
+             "NULL, PRIMARY KEY(model, text_sha256))");
   }
-  ~CachedEmbedder() override { sqlite3_close(db_); }
-  CachedEmbedder(const CachedEmbedder&) = delete;
-  CachedEmbedder& operator=(const CachedEmbedder&) = delete;
 
   std::string name() const override { return inner_->name(); }
 
@@ -96,7 +81,7 @@ class CachedEmbedder : public retrieval::Embedder {
     std::vector<std::size_t> where;
     std::vector<std::string> keys;  // of the missing texts
     for (std::size_t i = 0; i < texts.size(); ++i) {
-      std::string key = retrieval::sha256_hex(texts[i]);
+      std::string key = sha256_hex(texts[i]);
       if (!lookup(key, out[i])) {
         missing.push_back(texts[i]);
         where.push_back(i);
@@ -107,34 +92,31 @@ class CachedEmbedder : public retrieval::Embedder {
     std::vector<std::vector<float>> fresh = inner_->embed(missing);
     if (fresh.size() != missing.size())
       throw InputError(fmt::format("{}: asked for {} embeddings, got {}", inner_->name(), missing.size(), fresh.size()));
-    exec("BEGIN");
+    db_.exec("BEGIN");
     try {
       for (std::size_t j = 0; j < fresh.size(); ++j) store(keys[j], fresh[j]);
     } catch (...) {
-      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);  // the next call can begin again
+      db_.rollback();  // the next call can begin again
       throw;
     }
-    exec("COMMIT");
+    db_.exec("COMMIT");
     for (std::size_t j = 0; j < fresh.size(); ++j) out[where[j]] = std::move(fresh[j]);
     return out;
   }
 
  private:
-  void exec(const char* sql) { check_sqlite(sqlite3_exec(db_, sql, nullptr, nullptr, nullptr), db_, label_, sql); }
-
   bool lookup(const std::string& key, std::vector<float>& vector) {
-    SqliteStatement find(db_, "SELECT vector FROM embeddings WHERE model = ?1 AND text_sha256 = ?2", label_);
+    SqliteStatement find(db_, "SELECT vector FROM embeddings WHERE model = ?1 AND text_sha256 = ?2");
     find.bind(1, inner_->name());
     find.bind(2, key);
-    if (find.step() != SQLITE_ROW) return false;
-    vector.resize(find.column_bytes(0) / sizeof(float));
-    if (!vector.empty()) std::memcpy(vector.data(), find.column_blob(0), vector.size() * sizeof(float));
+    if (find.step() != SqliteStatement::kRow) return false;
+    vector.resize(find.bytes(0) / sizeof(float));
+    if (!vector.empty()) std::memcpy(vector.data(), find.blob(0), vector.size() * sizeof(float));
     return true;
   }
 
   void store(const std::string& key, const std::vector<float>& vector) {
-    SqliteStatement insert(db_, "INSERT OR REPLACE INTO embeddings(model, text_sha256, vector) VALUES(?1, ?2, ?3)",
-                           label_);
+    SqliteStatement insert(db_, "INSERT OR REPLACE INTO embeddings(model, text_sha256, vector) VALUES(?1, ?2, ?3)");
     insert.bind(1, inner_->name());
     insert.bind(2, key);
     insert.bind_blob(3, vector.data(), vector.size() * sizeof(float));
@@ -142,8 +124,7 @@ class CachedEmbedder : public retrieval::Embedder {
   }
 
   std::unique_ptr<retrieval::Embedder> inner_;
-  sqlite3* db_ = nullptr;
-  std::string label_;  // "embedding cache <path>", the start of every error message
+  SqliteDb db_;  // "embedding cache <path>" starts every error message
   std::mutex mutex_;
 };
 

@@ -14,7 +14,7 @@
 
 #include "agents/json_util.hpp"
 #include "agents/secrets.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::agents {
 namespace {

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <utf8proc.h>
 
-#include "retrieval/json_text.hpp"
+#include "core/json_text.hpp"
 
 namespace okfbench::agents::json_util {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::agents::json_util {
 

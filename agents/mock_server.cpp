@@ -12,9 +12,9 @@
 #include "agents/embeddings.hpp"
 #include "agents/rerankers.hpp"
 #include "agents/openai_json.hpp"
-#include "retrieval/error.hpp"
-#include "retrieval/json_text.hpp"
-#include "retrieval/numbers.hpp"
+#include "core/error.hpp"
+#include "core/json_text.hpp"
+#include "core/numbers.hpp"
 
 namespace okfbench::agents {
 namespace {

@@ -5,7 +5,7 @@
 #include "agents/decorators.hpp"
 #include "agents/secrets.hpp"
 #include "agents/sim_profile_file.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "retrieval/tokens.hpp"
 
 namespace okfbench::agents {
@@ -57,11 +57,22 @@ std::string endpoint_of(const ChatModel& model) {
 std::unique_ptr<ChatModel> make_model(std::string_view spec, const ModelOptions& options) {
   remember_secret(options.endpoint.api_key);  // redacted even when this model never sends it
   std::unique_ptr<ChatModel> model = base_model(spec, options);
-  std::string endpoint = display_url(endpoint_of(*model));
+  StackOptions stack;
+  stack.cache_db = options.cache_db;
+  stack.endpoint = endpoint_of(*model);
+  stack.repeat_index = options.repeat_index;
+  stack.record = options.record;
+  return stack_model(std::move(model), stack);
+}
+
+std::unique_ptr<ChatModel> stack_model(std::unique_ptr<ChatModel> model, const StackOptions& options) {
   std::vector<std::string> secrets = known_secrets();
+  secrets.insert(secrets.end(), options.secrets.begin(), options.secrets.end());
+  if (!options.cache_db.empty()) {
+    model = std::make_unique<CachingModel>(std::move(model), options.cache_db, display_url(options.endpoint),
+                                           options.repeat_index, secrets);
+  }
   if (!options.record.empty()) model = std::make_unique<RecordingModel>(std::move(model), options.record, secrets);
-  if (!options.cache_db.empty())
-    model = std::make_unique<CachingModel>(std::move(model), options.cache_db, endpoint, options.repeat_index, secrets);
   return model;
 }
 

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "agents/json_util.hpp"
-#include "retrieval/json_text.hpp"
-#include "retrieval/saturate.hpp"
+#include "core/json_text.hpp"
+#include "core/saturate.hpp"
 
 namespace okfbench::agents::openai {
 namespace {

@@ -7,7 +7,7 @@
 #include "agents/anthropic_json.hpp"
 #include "agents/openai_json.hpp"
 #include "agents/secrets.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::agents {
 namespace {

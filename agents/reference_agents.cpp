@@ -10,8 +10,8 @@
 
 #include "agents/bundle_tools.hpp"
 #include "agents/context_prompt.hpp"
-#include "retrieval/error.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/error.hpp"
+#include "core/json_text.hpp"
 
 namespace okfbench::agents {
 namespace {

@@ -10,11 +10,11 @@
 #include "agents/http.hpp"
 #include "agents/json_util.hpp"
 #include "agents/secrets.hpp"
-#include "agents/sqlite_statement.hpp"
+#include "core/sqlite.hpp"
 #include "retrieval/analyzer.hpp"
-#include "retrieval/digest.hpp"
-#include "retrieval/error.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/digest.hpp"
+#include "core/error.hpp"
+#include "core/json_text.hpp"
 
 namespace okfbench::agents {
 namespace {
@@ -63,37 +63,22 @@ class HttpReranker : public retrieval::Reranker {
 class CachedReranker : public retrieval::Reranker {
  public:
   CachedReranker(std::unique_ptr<retrieval::Reranker> inner, const std::filesystem::path& path)
-      : inner_(std::move(inner)), label_("rerank cache " + path.string()) {
-    if (sqlite3_open(path.string().c_str(), &db_) != SQLITE_OK) {
-      std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
-      sqlite3_close(db_);
-      db_ = nullptr;
-      throw InputError(
-          fmt::format("{}: cannot open: {}; pass a writable file to --rerank-cache", label_, message));
-    }
-    try {
-      exec("PRAGMA journal_mode=WAL");
-      exec("CREATE TABLE IF NOT EXISTS rerank_scores(model TEXT NOT NULL, query_sha256 TEXT NOT NULL, text_sha256 "
-           "TEXT NOT NULL, score REAL NOT NULL, PRIMARY KEY(model, query_sha256, text_sha256))");
-    } catch (...) {
-      sqlite3_close(db_);  // no destructor runs for a constructor that throws
-      throw;
-    }
+      : inner_(std::move(inner)),
+        db_(path, "rerank cache " + path.string(), {.busy_timeout_ms = 10000, .open_advice = "; pass a writable file to --rerank-cache", .full_disk_advice = ""}) {
+    db_.exec("CREATE TABLE IF NOT EXISTS rerank_scores(model TEXT NOT NULL, query_sha256 TEXT NOT NULL, text_sha256 "
+             "TEXT NOT NULL, score REAL NOT NULL, PRIMARY KEY(model, query_sha256, text_sha256))");
   }
-  ~CachedReranker() override { sqlite3_close(db_); }
-  CachedReranker(const CachedReranker&) = delete;
-  CachedReranker& operator=(const CachedReranker&) = delete;
 
   std::string name() const override { return inner_->name(); }
 
   std::vector<double> score(std::string_view query, const std::vector<std::string>& documents) override {
     std::lock_guard lock(mutex_);
-    const std::string query_key = retrieval::sha256_hex(query);
+    const std::string query_key = sha256_hex(query);
     std::vector<double> out(documents.size(), 0.0);
     std::vector<std::string> missing, keys;
     std::vector<std::size_t> where;
     for (std::size_t i = 0; i < documents.size(); ++i) {
-      std::string key = retrieval::sha256_hex(documents[i]);
+      std::string key = sha256_hex(documents[i]);
       if (lookup(query_key, key, out[i])) continue;
       missing.push_back(documents[i]);
       where.push_back(i);
@@ -103,36 +88,32 @@ class CachedReranker : public retrieval::Reranker {
     std::vector<double> fresh = inner_->score(query, missing);
     if (fresh.size() != missing.size())
       throw InputError(fmt::format("{}: asked for {} rerank scores, got {}", inner_->name(), missing.size(), fresh.size()));
-    exec("BEGIN");
+    db_.exec("BEGIN");
     try {
       for (std::size_t j = 0; j < fresh.size(); ++j) store(query_key, keys[j], fresh[j]);
     } catch (...) {
-      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);  // the next call can begin again
+      db_.rollback();  // the next call can begin again
       throw;
     }
-    exec("COMMIT");
+    db_.exec("COMMIT");
     for (std::size_t j = 0; j < fresh.size(); ++j) out[where[j]] = fresh[j];
     return out;
   }
 
  private:
-  void exec(const char* sql) { check_sqlite(sqlite3_exec(db_, sql, nullptr, nullptr, nullptr), db_, label_, sql); }
-
   bool lookup(const std::string& query_key, const std::string& key, double& score) {
-    SqliteStatement find(db_, "SELECT score FROM rerank_scores WHERE model = ?1 AND query_sha256 = ?2 AND text_sha256 = ?3",
-                         label_);
+    SqliteStatement find(db_, "SELECT score FROM rerank_scores WHERE model = ?1 AND query_sha256 = ?2 AND text_sha256 = ?3");
     find.bind(1, inner_->name());
     find.bind(2, query_key);
     find.bind(3, key);
-    if (find.step() != SQLITE_ROW) return false;
-    score = find.column_double(0);
+    if (find.step() != SqliteStatement::kRow) return false;
+    score = find.real(0);
     return true;
   }
 
   void store(const std::string& query_key, const std::string& key, double score) {
     SqliteStatement insert(
-        db_, "INSERT OR REPLACE INTO rerank_scores(model, query_sha256, text_sha256, score) VALUES(?1, ?2, ?3, ?4)",
-        label_);
+        db_, "INSERT OR REPLACE INTO rerank_scores(model, query_sha256, text_sha256, score) VALUES(?1, ?2, ?3, ?4)");
     insert.bind(1, inner_->name());
     insert.bind(2, query_key);
     insert.bind(3, key);
@@ -141,8 +122,7 @@ class CachedReranker : public retrieval::Reranker {
   }
 
   std::unique_ptr<retrieval::Reranker> inner_;
-  sqlite3* db_ = nullptr;
-  std::string label_;  // "rerank cache <path>", the start of every error message
+  SqliteDb db_;  // "rerank cache <path>" starts every error message
   std::mutex mutex_;
 };
 

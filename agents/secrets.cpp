@@ -11,8 +11,8 @@
 #include <set>
 
 #include "agents/json_util.hpp"
-#include "retrieval/error.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/error.hpp"
+#include "core/json_text.hpp"
 
 namespace okfbench::agents {
 namespace {

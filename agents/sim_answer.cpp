@@ -10,7 +10,7 @@
 #include <random>
 #include <set>
 
-#include "agents/hash.hpp"
+#include "core/hash.hpp"
 
 namespace okfbench::agents {
 namespace {

@@ -9,9 +9,9 @@
 
 #include "agents/bundle_tools.hpp"
 #include "agents/context_prompt.hpp"
-#include "agents/hash.hpp"
+#include "core/hash.hpp"
 #include "agents/sim_answer.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/json_text.hpp"
 
 namespace okfbench::agents {
 namespace {

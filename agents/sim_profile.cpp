@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "agents/hash.hpp"
+#include "core/hash.hpp"
 
 namespace okfbench::agents {
 namespace {

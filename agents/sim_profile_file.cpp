@@ -7,7 +7,8 @@
 #include <set>
 #include <sstream>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
+#include "core/files.hpp"
 
 namespace okfbench::agents {
 namespace {
@@ -190,11 +191,9 @@ SimOptions parse_sim_profile(std::string_view yaml, std::string_view file_name, 
 }
 
 SimOptions load_sim_profile(const std::filesystem::path& file, SimOptions base) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(fmt::format("cannot read the sim profile {}: check the path after sim:", file.string()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_sim_profile(text.str(), file.string(), std::move(base));
+  const std::string text =
+      read_file(file, fmt::format("cannot read the sim profile {}: check the path after sim:", file.string()));
+  return parse_sim_profile(text, file.string(), std::move(base));
 }
 
 std::string sim_profile_yaml(const SimOptions& o, std::string_view comment) {

@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "agents/sim_model.hpp"
-#include "retrieval/numbers.hpp"
+#include "core/numbers.hpp"
 
 namespace okfbench::agents {
 

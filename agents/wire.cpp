@@ -1,6 +1,6 @@
 #include "agents/wire.hpp"
 
-#include "retrieval/saturate.hpp"
+#include "core/saturate.hpp"
 
 namespace okfbench::agents {
 

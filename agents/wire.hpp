@@ -82,7 +82,7 @@ const char* to_string(StopReason stop);
 std::string system_prompt(const ChatRequest& request);
 
 // Adds a to b, field by field; unknown stays unknown if either side is unknown.
-// Sums saturate at INT64_MAX instead of wrapping (retrieval/saturate.hpp).
+// Sums saturate at INT64_MAX instead of wrapping (core/saturate.hpp).
 Usage add(const Usage& a, const Usage& b);
 
 }  // namespace okfbench::agents

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include "agents/hash.hpp"
+#include "core/hash.hpp"
 #include "agents/json_util.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/json_text.hpp"
 
 namespace okfbench::agents::wire_json {
 namespace {

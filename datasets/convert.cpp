@@ -13,8 +13,10 @@
 #include <utility>
 #include <vector>
 
+#include "core/hash.hpp"
 #include "datasets/questions.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
+#include "core/files.hpp"
 
 namespace okfbench::datasets {
 namespace fs = std::filesystem;
@@ -23,11 +25,7 @@ namespace {
 using Fields = std::vector<std::pair<std::string, std::string>>;
 
 std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string() + ": cannot read the file (is SRC the right directory?)");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  std::string text = buffer.str();
+  std::string text = read_file(path, path.string() + ": cannot read the file; is SRC the right directory?");
   text.erase(std::remove(text.begin(), text.end(), '\r'), text.end());
   return text;
 }
@@ -56,12 +54,6 @@ std::string one_line(std::string_view text) {
 bool is_safe_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
          c == '-';
-}
-
-std::uint32_t fnv1a(std::string_view s) {
-  std::uint32_t h = 2166136261u;
-  for (unsigned char c : s) h = (h ^ c) * 16777619u;
-  return h;
 }
 
 fs::path prepare_out(const fs::path& out) {
@@ -308,7 +300,7 @@ std::string safe_concept_id(std::string_view id) {
   std::string out;
   for (char c : id.substr(0, 100)) out.push_back(is_safe_char(c) ? c : '_');
   char hash[9];
-  std::snprintf(hash, sizeof hash, "%08x", fnv1a(id));
+  std::snprintf(hash, sizeof hash, "%08x", fnv1a_32(id));
   // A leading '.' would make a hidden file, which bundles skip.
   if (out.empty() || !std::isalnum(static_cast<unsigned char>(out.front()))) out.insert(0, "doc");
   return out + "-" + hash;

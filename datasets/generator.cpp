@@ -18,7 +18,7 @@
 #include <thread>
 #include <unordered_map>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::datasets {
 namespace {

@@ -7,22 +7,19 @@
 #include <set>
 #include <sstream>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
+#include "core/files.hpp"
 #include "retrieval/qualified_id.hpp"
 #include "retrieval/search.hpp"
-#include "retrieval/fields.hpp"
-#include "retrieval/yaml_keys.hpp"
+#include "core/fields.hpp"
+#include "core/yaml_keys.hpp"
 
 namespace okfbench::datasets {
 namespace fs = std::filesystem;
 namespace {
 
 std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string() + ": cannot read the file (does it exist?)");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  return read_file(path, path.string() + ": cannot read the file");
 }
 
 [[noreturn]] void fail(std::string_view source, int line, const std::string& message) {
@@ -222,8 +219,8 @@ QuestionSet parse_questions(std::string_view yaml, std::string_view source) {
     fail(source, e.mark.line + 1, "not valid YAML: " + e.msg);
   }
   if (!root.IsMap()) fail(source, 1, "expected a mapping with a `questions` list");
-  if (const auto repeated = retrieval::find_duplicate_keys(root); !repeated.empty()) {
-    throw InputError(retrieval::describe_duplicate_keys(repeated, std::string(source)));
+  if (const auto repeated = find_duplicate_keys(root); !repeated.empty()) {
+    throw InputError(describe_duplicate_keys(repeated, std::string(source)));
   }
   QuestionSet set;
   set.source = std::string(source);

@@ -16,7 +16,7 @@
 //
 // Unknown keys, a repeated key anywhere (YAML keys are unique: a second `id`
 // or a concept judged twice), a missing id or text, a duplicate question id,
-// a grade that is not an integer in range (retrieval/numbers.hpp: plain
+// a grade that is not an integer in range (core/numbers.hpp: plain
 // decimal, so not 1.5, 1e3 or 0x10), answer_facts that are not a list of
 // non-empty strings and a malformed file are InputErrors
 // naming the file, the line and what to fix. check_concepts() reports
@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "retrieval/bundle.hpp"
-#include "retrieval/numbers.hpp"
+#include "core/numbers.hpp"
 #include "retrieval/search.hpp"
 
 namespace okfbench::datasets {

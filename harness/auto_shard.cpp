@@ -5,8 +5,8 @@
 #include <string>
 
 #include "harness/limits.hpp"
-#include "retrieval/error.hpp"
-#include "retrieval/numbers.hpp"
+#include "core/error.hpp"
+#include "core/numbers.hpp"
 
 namespace okfbench::harness {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::harness {
 namespace fs = std::filesystem;

@@ -21,7 +21,7 @@
 #include "harness/spec.hpp"
 #include "reports/record.hpp"
 #include "reports/transcript.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::harness {
 namespace {

@@ -21,8 +21,8 @@
 #include "harness/selection_flags.hpp"
 #include "harness/trial_model.hpp"
 #include "reports/trial_metrics.hpp"
-#include "retrieval/error.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/error.hpp"
+#include "core/json_text.hpp"
 #include "retrieval/tokens.hpp"
 
 namespace okfbench::cli {

@@ -27,10 +27,10 @@
 #include "harness/selection_flags.hpp"
 #include "retrieval/bundle.hpp"
 #include "retrieval/computation.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "retrieval/expertise.hpp"
 #include "retrieval/index_cache.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/json_text.hpp"
 #include "retrieval/usage.hpp"
 #include "retrieval/utf8.hpp"
 

@@ -14,8 +14,8 @@
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
 #include "harness/spec.hpp"
-#include "retrieval/error.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/error.hpp"
+#include "core/json_text.hpp"
 #include "retrieval/tokens.hpp"
 
 namespace okfbench::cli {
@@ -42,7 +42,7 @@ void split(const std::vector<Recorded>& all, double share, std::vector<Recorded>
   std::vector<const Recorded*> order;
   for (const auto& r : all) order.push_back(&r);
   std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
-    return harness::stable_hash(a->question) < harness::stable_hash(b->question);
+    return stable_hash(a->question) < stable_hash(b->question);
   });
   for (std::size_t i = 0; i < order.size(); ++i) {
     const bool held = std::floor(static_cast<double>(i + 1) * share) > std::floor(static_cast<double>(i) * share);

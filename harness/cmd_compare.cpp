@@ -16,7 +16,8 @@
 #include "reports/forecast.hpp"
 #include "reports/record.hpp"
 #include "reports/session.hpp"
-#include "retrieval/error.hpp"
+#include "core/files.hpp"
+#include "core/error.hpp"
 #include "reports/report_files.hpp"
 #include "reports/writers.hpp"
 
@@ -88,7 +89,7 @@ int run_compare(const CompareArgs& args) {
              stdout);
   std::fputs(reports::compare_markdown(c).c_str(), stdout);
   if (!args.junit.empty()) {
-    reports::write_text_atomically(args.junit, reports::junit_for_comparison(c));
+    write_atomically(args.junit, reports::junit_for_comparison(c));
     std::fprintf(stderr, "wrote %s\n", args.junit.c_str());
   }
   return c.any_crossed() ? 1 : 0;

@@ -16,8 +16,8 @@
 #include "harness/search_flags.hpp"
 #include "harness/selection_flags.hpp"
 #include "retrieval/context.hpp"
-#include "retrieval/error.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/error.hpp"
+#include "core/json_text.hpp"
 #include "retrieval/tokens.hpp"
 
 namespace okfbench::retrieval {

@@ -8,7 +8,7 @@
 
 #include "datasets/convert.hpp"
 #include "harness/commands.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::cli {
 namespace {

@@ -25,8 +25,9 @@
 #include "harness/search_flags.hpp"
 #include "reports/measures.hpp"
 #include "reports/trec.hpp"
-#include "retrieval/error.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/json_text.hpp"
 #include "retrieval/qualified_id.hpp"
 
 namespace okfbench::cli {
@@ -244,23 +245,18 @@ int run_eval(const EvalArgs& args) {
 
 // ---- regression specs ------------------------------------------------------
 
-// Converts the spec's corpus under `work` once; later runs reuse it.
+// Converts the spec's corpus under `work` once (core/files.hpp: concurrent
+// checks wait for the one converting it); later runs reuse it.
 fs::path converted_corpus(const RegressionSpec& spec, const fs::path& data, const fs::path& work) {
-  fs::path src = data / spec.path;
-  fs::path out = work / (spec.format + "-" + fs::path(spec.path).filename().string() + "-" + spec.split);
-  if (fs::exists(out / "bundle") && fs::exists(out / "questions.yaml")) return out;
-  fs::path tmp = out;
-  tmp += ".tmp-" + std::to_string(::getpid());
-  fs::remove_all(tmp);
-  if (spec.format == "beir") {
-    datasets::convert_beir(src, tmp, spec.split);
-  } else {
-    datasets::convert_cranfield(src, tmp);
-  }
-  std::error_code ec;
-  fs::rename(tmp, out, ec);  // another run may have won the race: use its copy
-  fs::remove_all(tmp);
-  return out;
+  const fs::path src = data / spec.path;
+  return publish_folder(work, spec.format + "-" + fs::path(spec.path).filename().string() + "-" + spec.split,
+                        [&](const fs::path& tmp) {
+                          if (spec.format == "beir") {
+                            datasets::convert_beir(src, tmp, spec.split);
+                          } else {
+                            datasets::convert_cranfield(src, tmp);
+                          }
+                        });
 }
 
 CheckLine check_score(const RegressionSpec& spec, const ExpectedScore& e, const reports::Evaluation& ev) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "core/files.hpp"
 #include "harness/commands.hpp"
 #include "reports/otlp.hpp"
 #include "reports/record.hpp"
@@ -19,7 +20,7 @@ struct ExportArgs {
 
 int run_export(const ExportArgs& args) {
   const reports::StoredRun run = reports::read_run_dir(args.run_dir);
-  reports::write_text_atomically(args.otlp_json, reports::otlp_json(run.manifest, run.records));
+  write_atomically(args.otlp_json, reports::otlp_json(run.manifest, run.records));
   std::fprintf(stderr, "wrote %zu trial trace(s) to %s\n", run.records.size(), args.otlp_json.c_str());
   return 0;
 }

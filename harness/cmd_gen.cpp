@@ -11,7 +11,7 @@
 #include "harness/commands.hpp"
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::cli {
 namespace {

@@ -31,8 +31,8 @@
 #include "reports/pricing.hpp"
 #include "reports/summary.hpp"
 #include "retrieval/bundle.hpp"
-#include "retrieval/error.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/error.hpp"
+#include "core/json_text.hpp"
 
 namespace okfbench::cli {
 namespace {

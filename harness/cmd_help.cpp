@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "harness/commands.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::cli {
 namespace {

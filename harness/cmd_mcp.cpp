@@ -20,7 +20,7 @@
 #include "mcp/server.hpp"
 #include "mcp/session_log.hpp"
 #include "mcp/stdio.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::cli {
 namespace {

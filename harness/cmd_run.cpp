@@ -17,8 +17,8 @@
 #include "harness/number_option.hpp"
 #include "harness/runner.hpp"
 #include "harness/spec.hpp"
-#include "retrieval/error.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/error.hpp"
+#include "core/json_text.hpp"
 
 namespace okfbench::cli {
 namespace {

@@ -16,8 +16,8 @@
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
 #include "harness/search_flags.hpp"
-#include "retrieval/error.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/error.hpp"
+#include "core/json_text.hpp"
 #include "retrieval/search.hpp"
 
 namespace okfbench::cli {

@@ -17,9 +17,9 @@
 #include "reports/record.hpp"
 #include "reports/show.hpp"
 #include "reports/transcript.hpp"
-#include "retrieval/error.hpp"
-#include "retrieval/json_text.hpp"
-#include "retrieval/numbers.hpp"
+#include "core/error.hpp"
+#include "core/json_text.hpp"
+#include "core/numbers.hpp"
 
 namespace okfbench::cli {
 namespace {

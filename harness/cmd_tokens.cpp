@@ -11,8 +11,8 @@
 #include <sstream>
 
 #include "harness/commands.hpp"
-#include "retrieval/error.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/error.hpp"
+#include "core/json_text.hpp"
 #include "retrieval/tokens.hpp"
 
 namespace okfbench::cli {

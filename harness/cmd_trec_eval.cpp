@@ -14,7 +14,7 @@
 #include "harness/number_option.hpp"
 #include "reports/measures.hpp"
 #include "reports/trec.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::cli {
 namespace {

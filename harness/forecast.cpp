@@ -13,7 +13,7 @@
 #include "reports/forecast.hpp"
 #include "reports/pricing.hpp"
 #include "reports/record.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::harness {
 namespace {

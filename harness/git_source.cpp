@@ -15,8 +15,8 @@
 #include <thread>
 #include <vector>
 
-#include "harness/spec.hpp"
-#include "retrieval/error.hpp"
+#include "core/hash.hpp"
+#include "core/error.hpp"
 
 extern char** environ;
 

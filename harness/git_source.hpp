@@ -34,7 +34,7 @@
 #include <string>
 #include <string_view>
 
-#include "harness/file_lock.hpp"
+#include "core/file_lock.hpp"
 
 namespace okfbench::harness {
 

@@ -8,7 +8,7 @@
 #include "agents/decorators.hpp"
 #include "agents/models.hpp"
 #include "reports/judge.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "retrieval/tokens.hpp"
 
 namespace okfbench::harness {

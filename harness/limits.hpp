@@ -3,7 +3,7 @@
 // keys, --set values and command-line flags read their bounds from here, so
 // a spec key and the flag that means the same thing agree. The numbers are
 // written (harness/README.md, "Experiment spec format") as plain integers or
-// reals, see retrieval/numbers.hpp.
+// reals, see core/numbers.hpp.
 //
 // Upper bounds are far beyond any sensible run but small enough that nothing
 // derived from them overflows: a sum of budgets or turns over every planned
@@ -14,7 +14,7 @@
 #include <limits>
 
 #include "reports/judge.hpp"
-#include "retrieval/numbers.hpp"
+#include "core/numbers.hpp"
 
 namespace okfbench::harness::limits {
 

@@ -6,7 +6,7 @@
 
 #include "harness/build_info.hpp"
 #include "harness/commands.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"okfbench: measure agentic retrieval against one-shot context packs over OKF bundles"};

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/file_lock.hpp"
+#include "core/file_lock.hpp"
 #include "harness/data_files.hpp"
 #include "harness/runner.hpp"
 #include "harness/store.hpp"
@@ -15,7 +15,8 @@
 #include "reports/pricing.hpp"
 #include "reports/record.hpp"
 #include "reports/report_files.hpp"
-#include "retrieval/error.hpp"
+#include "core/files.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::harness {
 namespace fs = std::filesystem;
@@ -98,7 +99,7 @@ MergeResult merge_runs(const std::vector<fs::path>& shards, const fs::path& out)
     std::vector<std::optional<reports::RunForecast>> forecasts;
     for (const auto& run : runs) forecasts.push_back(run.manifest.forecast);
     first.forecast = reports::merged_forecast(forecasts);
-    reports::write_text_atomically(out / "manifest.json", reports::manifest_to_json_text(first));
+    write_atomically(out / "manifest.json", reports::manifest_to_json_text(first));
   }
   std::set<std::string> stored;
   for (const auto& r : store.records()) stored.insert(r.trial_key);

@@ -2,7 +2,7 @@
 // CLI11 validators for numeric flags. CLI11's own conversion takes "010" as
 // octal, "0x10" as hex, "+5", and "nan" or "inf" for a real (which pass
 // CLI::Range), and its unsigned conversion of "-1" depends on the version;
-// these validators parse the flag's text with retrieval/numbers.hpp instead,
+// these validators parse the flag's text with core/numbers.hpp instead,
 // check the range, and hand CLI11 the number in plain decimal. A refusal is a
 // usage error (exit 2):
 //   --k: expected an integer from 1 to 1000, got "2147483648"
@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "retrieval/numbers.hpp"
+#include "core/numbers.hpp"
 
 namespace okfbench::cli {
 

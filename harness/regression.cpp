@@ -6,9 +6,9 @@
 #include <type_traits>
 
 #include "harness/limits.hpp"
-#include "retrieval/error.hpp"
-#include "retrieval/numbers.hpp"
-#include "retrieval/yaml_keys.hpp"
+#include "core/error.hpp"
+#include "core/numbers.hpp"
+#include "core/yaml_keys.hpp"
 
 namespace okfbench::cli {
 namespace {
@@ -28,7 +28,7 @@ T read(const std::filesystem::path& path, const YAML::Node& parent, const char* 
   }
 }
 
-// A number, range-checked as it is parsed (retrieval/numbers.hpp).
+// A number, range-checked as it is parsed (core/numbers.hpp).
 template <typename Range>
 auto read_number(const std::filesystem::path& path, const YAML::Node& parent, const std::string& key, Range range) {
   const YAML::Node node = parent[key];
@@ -85,8 +85,8 @@ RegressionSpec load_regression(const std::filesystem::path& path) {
   } catch (const YAML::Exception& e) {
     throw InputError(path.string() + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
   }
-  if (const auto repeated = retrieval::find_duplicate_keys(root); !repeated.empty()) {
-    throw InputError(retrieval::describe_duplicate_keys(repeated, path.string()));
+  if (const auto repeated = find_duplicate_keys(root); !repeated.empty()) {
+    throw InputError(describe_duplicate_keys(repeated, path.string()));
   }
   RegressionSpec spec;
   spec.name = read<std::string>(path, root, "name");

@@ -5,62 +5,28 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <set>
 #include <vector>
 
 #include "datasets/convert.hpp"
 #include "datasets/generator.hpp"
-#include "harness/file_lock.hpp"
 #include "harness/run_common.hpp"
 #include "reports/report_files.hpp"
-#include "retrieval/error.hpp"
+#include "core/files.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::harness {
 namespace {
 
 namespace fs = std::filesystem;
 
-// Builds a cache entry in a temporary folder and publishes it by rename, under
-// a lock per entry: concurrent shards wait for the one that builds it instead
-// of building it twice or reading it half-written, and an interrupted build
-// never leaves a half-written entry behind. A published entry (its
-// .okfbench-complete marker is written before the rename) never changes, so
-// it is read without the lock.
-template <class Build>
-fs::path cached_folder(const fs::path& cache_dir, const std::string& name, Build build) {
-  const fs::path final_dir = cache_dir / name;
-  const auto complete = [&] { return fs::exists(final_dir / ".okfbench-complete"); };
-  if (complete()) return final_dir;
-  std::error_code ec;
-  fs::create_directories(cache_dir, ec);
-  if (ec) throw InputError(fmt::format("cannot create the cache folder {}: {}", cache_dir.string(), ec.message()));
-  const FileLock lock = FileLock::acquire(cache_dir / fmt::format(".{}.lock", name), FileLock::Wait::yes, {},
-                                          [&](const std::string& holder) {
-                                            log_line(fmt::format("waiting for okfbench {} to finish building {}", holder,
-                                                                 final_dir.string()));
-                                          });
-  if (complete()) return final_dir;  // built while we waited
-  // Under the lock nobody else builds this entry: what is left of it is from
-  // an interrupted build.
-  const std::string tmp_prefix = fmt::format(".{}.tmp-", name);
-  for (const auto& entry : fs::directory_iterator(cache_dir, ec)) {
-    if (entry.path().filename().string().starts_with(tmp_prefix)) fs::remove_all(entry.path(), ec);
-  }
-  fs::remove_all(final_dir, ec);
-  const fs::path tmp = cache_dir / (tmp_prefix + std::to_string(::getpid()));
-  try {
-    build(tmp);
-    reports::write_text_atomically(tmp / ".okfbench-complete", "");
-    fs::rename(tmp, final_dir);
-  } catch (const fs::filesystem_error& e) {
-    fs::remove_all(tmp, ec);
-    throw InputError(fmt::format("cannot build {}: {}", final_dir.string(), e.what()));
-  } catch (...) {
-    fs::remove_all(tmp, ec);
-    throw;
-  }
-  return final_dir;
+// A cache entry of the run's cache_dir, built once (core/files.hpp).
+fs::path cached_folder(const fs::path& cache_dir, const std::string& name, const std::function<void(const fs::path&)>& build) {
+  return publish_folder(cache_dir, name, build, [&](const std::string& holder) {
+    log_line(fmt::format("waiting for okfbench {} to finish building {}", holder, (cache_dir / name).string()));
+  });
 }
 
 fs::path generated_bundle(const ExperimentSpec& spec, const BundleSource& b) {
@@ -73,7 +39,7 @@ fs::path generated_bundle(const ExperimentSpec& spec, const BundleSource& b) {
     options.layers = b.layers;
     options.questions = b.question_count;
     const auto summary = datasets::generate_bundle(options, tmp / "bundle");
-    reports::write_text_atomically(tmp / "questions.yaml", datasets::questions_to_yaml(summary.questions, options));
+    write_atomically(tmp / "questions.yaml", datasets::questions_to_yaml(summary.questions, options));
   });
 }
 

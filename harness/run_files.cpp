@@ -15,8 +15,9 @@
 #include "harness/trial.hpp"
 #include "reports/report_files.hpp"
 #include "reports/summary.hpp"
-#include "retrieval/digest.hpp"
-#include "retrieval/error.hpp"
+#include "core/files.hpp"
+#include "core/digest.hpp"
+#include "core/error.hpp"
 #include "retrieval/tokens.hpp"
 
 #ifndef OKFBENCH_BUILD_TYPE
@@ -30,11 +31,7 @@ namespace fs = std::filesystem;
 
 // ---------------------------------------------------------------- inputs
 std::string file_sha256(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("cannot read {} to hash it", path.string()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return retrieval::sha256_hex(text.str());
+  return sha256_hex(read_file(path, fmt::format("cannot read {} to hash it", path.string())));
 }
 
 // The content hash of a bundle folder: SHA-256 over "path\0sha256\n" of every
@@ -54,7 +51,7 @@ std::string folder_sha256(const fs::path& dir) {
   std::sort(files.begin(), files.end());
   std::string listing;
   for (const auto& [relative, path] : files) listing += relative + '\0' + file_sha256(path) + '\n';
-  return retrieval::sha256_hex(listing);
+  return sha256_hex(listing);
 }
 
 // Inputs whose content differs from what the run started with. The pricing
@@ -133,7 +130,7 @@ reports::RunManifest open_manifest(const reports::RunManifest& fresh, const fs::
                                    const reports::PricingTable& pricing) {
   const fs::path path = dir / "manifest.json";
   if (!fs::exists(path)) {
-    reports::write_text_atomically(path, reports::manifest_to_json_text(fresh));
+    write_atomically(path, reports::manifest_to_json_text(fresh));
     return fresh;
   }
   reports::RunManifest existing = reports::read_manifest(path);

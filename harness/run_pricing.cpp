@@ -7,7 +7,7 @@
 
 #include "harness/data_files.hpp"
 #include "harness/run_common.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::harness {
 

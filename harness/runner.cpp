@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "harness/data_files.hpp"
-#include "harness/file_lock.hpp"
+#include "core/file_lock.hpp"
 #include "harness/forecast.hpp"
 #include "harness/judge.hpp"
 #include "harness/pacer.hpp"
@@ -27,8 +27,8 @@
 #include "harness/trial.hpp"
 #include "reports/transcript.hpp"
 #include "reports/pricing.hpp"
-#include "retrieval/error.hpp"
-#include "retrieval/saturate.hpp"
+#include "core/error.hpp"
+#include "core/saturate.hpp"
 #include "retrieval/tokens.hpp"
 
 // The runner by job: run_plan.* plans the trials, trial.* runs one,

@@ -10,7 +10,7 @@
 #include "agents/rerankers.hpp"
 #include "harness/limits.hpp"
 #include "harness/number_option.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::cli {
 

@@ -3,7 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "retrieval/frontmatter.hpp"
 #include "retrieval/lessons.hpp"
 

@@ -19,11 +19,12 @@
 #include "reports/judge.hpp"
 #include "agents/secrets.hpp"
 #include "retrieval/bundle.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
+#include "core/files.hpp"
 #include "retrieval/frontmatter.hpp"
-#include "retrieval/numbers.hpp"
+#include "core/numbers.hpp"
 #include "retrieval/utf8.hpp"
-#include "retrieval/yaml_keys.hpp"
+#include "core/yaml_keys.hpp"
 
 namespace okfbench::harness {
 namespace {
@@ -119,7 +120,7 @@ class SpecReader {
   }
 
   // The one reader of numbers: the value's text is range-checked as it is
-  // parsed (retrieval/numbers.hpp), never converted first.
+  // parsed (core/numbers.hpp), never converted first.
   template <std::integral T>
   T number(const YAML::Node& node, const std::string& key, IntegerRange<T> range) const {
     if (!node.IsScalar()) fail(node, key, fmt::format("expected {}, got {}", describe(range), kind_name(node)));
@@ -687,13 +688,6 @@ void read_graders(const SpecReader& r, const YAML::Node& root, ExperimentSpec& s
   if (!std::count(spec.graders.begin(), spec.graders.end(), "judge")) spec.graders.push_back("judge");
 }
 
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // The spec as the hash sees it: without the settings that change how a run
 // goes but not what a trial computes (listed in spec.hpp).
 YAML::Node hashed_part(const YAML::Node& root) {
@@ -818,7 +812,7 @@ std::string apply_override(YAML::Node& root, const std::string& argument) {
     if (!child || child.IsNull()) node[parts[i]] = YAML::Node(YAML::NodeType::Map);
     node.reset(node[parts[i]]);
   }
-  if (const auto repeated = retrieval::find_duplicate_keys(value); !repeated.empty()) {
+  if (const auto repeated = find_duplicate_keys(value); !repeated.empty()) {
     const auto& d = repeated.front();
     throw UsageError(fmt::format("--set {}: {}: duplicate key; YAML keys must be unique, keep one", argument,
                                  path + (d.path.empty() ? "" : (d.path.starts_with('[') ? "" : ".") + d.path) + "." + d.key));
@@ -863,15 +857,6 @@ bool ModelSpec::calls_provider() const {
   return replay.empty() && (name.starts_with("openai:") || name.starts_with("anthropic:"));
 }
 
-std::string stable_hash(std::string_view text) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  return fmt::format("{:016x}", h);
-}
-
 ExperimentSpec parse_spec(std::string_view yaml, std::string_view file_name, const fs::path& base_dir,
                           const std::vector<std::string>& overrides) {
   YAML::Node root;
@@ -881,8 +866,8 @@ ExperimentSpec parse_spec(std::string_view yaml, std::string_view file_name, con
     throw InputError(fmt::format("{}:{}: not valid YAML: {}", file_name, e.mark.line + 1, e.msg));
   }
   if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
-  if (const auto repeated = retrieval::find_duplicate_keys(root); !repeated.empty()) {
-    throw InputError(retrieval::describe_duplicate_keys(repeated, std::string(file_name)));
+  if (const auto repeated = find_duplicate_keys(root); !repeated.empty()) {
+    throw InputError(describe_duplicate_keys(repeated, std::string(file_name)));
   }
   std::map<std::string, std::string> overridden;
   for (const std::string& argument : overrides) overridden[apply_override(root, argument)] = argument;
@@ -904,18 +889,15 @@ ExperimentSpec parse_spec(std::string_view yaml, std::string_view file_name, con
   // A sim profile's content decides what its trials compute, its path does not.
   std::string hashed = emitter.c_str();
   for (const auto& m : spec.models) {
-    if (!m.sim_profile.empty()) hashed += "\nprofile " + m.label + "\n" + read_text(m.sim_profile);
+    if (!m.sim_profile.empty()) hashed += "\nprofile " + m.label + "\n" + read_file(m.sim_profile, fmt::format("cannot read the sim profile {} of model {}: check the path after sim:", m.sim_profile.string(), m.label));
   }
   spec.hash = stable_hash(hashed);
   return spec;
 }
 
 ExperimentSpec load_spec(const fs::path& file, const std::vector<std::string>& overrides) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(fmt::format("cannot read the experiment spec {}: check the path", file.string()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  ExperimentSpec spec = parse_spec(text.str(), file.string(), file.parent_path(), overrides);
+  const std::string text = read_file(file, fmt::format("cannot read the experiment spec {}: check the path", file.string()));
+  ExperimentSpec spec = parse_spec(text, file.string(), file.parent_path(), overrides);
   spec.file = file;
   return spec;
 }

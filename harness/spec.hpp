@@ -85,7 +85,7 @@
 //   forecast: {openai:gpt-4o: gpt-4o.yaml}  # the sim profile (okfbench calibrate) that
 //                                  # run --dry-run forecasts a model's spend with
 //
-// Numbers are written as retrieval/numbers.hpp says: integers in plain
+// Numbers are written as core/numbers.hpp says: integers in plain
 // decimal digits (no "5.0", "1e3", "0x10", "+5" or leading zeros), reals
 // as decimals with an optional exponent ("0.5", "1e3"), never nan or inf.
 // A plan may hold at most limits::planned_trials (1,000,000) trials: more
@@ -114,6 +114,7 @@
 #include <vector>
 
 #include "harness/git_source.hpp"
+#include "core/hash.hpp"
 #include "harness/selection_flags.hpp"
 #include "reports/record.hpp"
 
@@ -252,9 +253,5 @@ ExperimentSpec load_spec(const std::filesystem::path& file, const std::vector<st
 // resolved against `base_dir`.
 ExperimentSpec parse_spec(std::string_view yaml, std::string_view file_name, const std::filesystem::path& base_dir,
                           const std::vector<std::string>& overrides = {});
-
-// 64-bit FNV-1a as 16 lower-case hex digits: stable across platforms and
-// runs, which std::hash is not (Fowler, Noll, Vo; IETF draft-eastlake-fnv).
-std::string stable_hash(std::string_view text);
 
 }  // namespace okfbench::harness

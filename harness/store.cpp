@@ -1,7 +1,6 @@
 #include "harness/store.hpp"
 
 #include <fmt/format.h>
-#include <sqlite3.h>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -15,77 +14,15 @@
 
 #include "agents/secrets.hpp"
 #include "reports/report_files.hpp"
-#include "retrieval/error.hpp"
-#include "retrieval/saturate.hpp"
+#include "core/files.hpp"
+#include "core/error.hpp"
+#include "core/saturate.hpp"
+#include "core/sqlite.hpp"
 
 namespace okfbench::harness {
 namespace {
 
 namespace fs = std::filesystem;
-
-// SQLite's message plus the system's reason when a write failed ("disk I/O
-// error (File too large)"), which says what to fix.
-std::string sqlite_error(sqlite3* db) {
-  std::string message = sqlite3_errmsg(db);
-  if (const int error = sqlite3_system_errno(db); error != 0) message += fmt::format(" ({})", std::strerror(error));
-  const int code = sqlite3_errcode(db);
-  if (code == SQLITE_FULL || code == SQLITE_IOERR) {
-    message += "; free some space (or raise the quota) and run again with the same --out to resume";
-  }
-  return message;
-}
-
-// A prepared statement, finalized on every path out.
-class Statement {
- public:
-  Statement(sqlite3* db, const char* sql) : db_(db) {
-    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) {
-      throw InputError(fmt::format("results.sqlite: cannot prepare \"{}\": {}", sql, sqlite_error(db)));
-    }
-  }
-  ~Statement() { sqlite3_finalize(stmt_); }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-
-  void bind(int i, const std::string& text) { sqlite3_bind_text(stmt_, i, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT); }
-  void bind(int i, const std::optional<double>& value) {
-    if (value) {
-      sqlite3_bind_double(stmt_, i, *value);
-    } else {
-      sqlite3_bind_null(stmt_, i);
-    }
-  }
-  void bind(int i, const std::optional<std::int64_t>& value) {
-    if (value) {
-      sqlite3_bind_int64(stmt_, i, *value);
-    } else {
-      sqlite3_bind_null(stmt_, i);
-    }
-  }
-  // SQLITE_ROW, SQLITE_DONE or SQLITE_CONSTRAINT; anything else throws.
-  int step() {
-    const int rc = sqlite3_step(stmt_);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE && (rc & 0xff) != SQLITE_CONSTRAINT) {
-      throw InputError(fmt::format("results.sqlite: {}", sqlite_error(db_)));
-    }
-    return rc & 0xff;
-  }
-  std::string text(int column) const {
-    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column));
-    return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column))) : std::string();
-  }
-  std::int64_t integer(int column) const { return sqlite3_column_int64(stmt_, column); }
-
- private:
-  sqlite3* db_;
-  sqlite3_stmt* stmt_ = nullptr;
-};
-
-void exec(sqlite3* db, const char* sql) {
-  if (sqlite3_exec(db, sql, nullptr, nullptr, nullptr) != SQLITE_OK) {
-    throw InputError(fmt::format("results.sqlite: {} (while running \"{}\")", sqlite_error(db), sql));
-  }
-}
 
 std::optional<std::int64_t> total_input(const reports::TrialRecord& r) {
   std::int64_t sum = 0;
@@ -96,10 +33,10 @@ std::optional<std::int64_t> total_input(const reports::TrialRecord& r) {
   return sum;
 }
 
-std::vector<std::string> stored_lines(sqlite3* db) {
+std::vector<std::string> stored_lines(const SqliteDb& db) {
   std::vector<std::string> lines;
-  Statement select(db, "SELECT record FROM trials ORDER BY seq");
-  while (select.step() == SQLITE_ROW) lines.push_back(select.text(0));
+  SqliteStatement select(db, "SELECT record FROM trials ORDER BY seq");
+  while (select.step() == SqliteStatement::kRow) lines.push_back(select.text(0));
   return lines;
 }
 
@@ -137,19 +74,18 @@ ResultStore ResultStore::open(const fs::path& dir) {
   ResultStore store;
   store.dir_ = dir;
   const fs::path db_path = dir / "results.sqlite";
-  if (sqlite3_open(db_path.c_str(), &store.db_) != SQLITE_OK) {
-    const std::string message = store.db_ ? sqlite3_errmsg(store.db_) : "out of memory";
-    throw InputError(fmt::format("cannot open {}: {}", db_path.string(), message));
-  }
-  sqlite3_busy_timeout(store.db_, 5000);
-  exec(store.db_, "PRAGMA journal_mode=WAL");
+  store.db_.emplace(db_path, "results.sqlite",
+                    SqliteDb::Options{.busy_timeout_ms = 5000,
+                                      .open_advice = fmt::format(" ({}); check that the folder is writable", db_path.string()),
+                                      .full_disk_advice = "; free some space (or raise the quota) and run again with the "
+                                                          "same --out to resume"});
   // NORMAL in WAL mode survives a killed process (the WAL is in the OS's
   // hands once written); only a power cut can lose the last commits.
-  exec(store.db_, "PRAGMA synchronous=NORMAL");
-  exec(store.db_,
+  store.db_->exec("PRAGMA synchronous=NORMAL");
+  store.db_->exec(
        "CREATE TABLE IF NOT EXISTS trials(seq INTEGER PRIMARY KEY, trial_key TEXT UNIQUE NOT NULL, bundle TEXT, "
        "question_id TEXT, label TEXT, input_tokens INTEGER, evidence_recall REAL, error TEXT, record TEXT NOT NULL)");
-  exec(store.db_,
+  store.db_->exec(
        "CREATE TABLE IF NOT EXISTS superseded(seq INTEGER PRIMARY KEY, trial_key TEXT NOT NULL, record TEXT NOT NULL)");
   store.sync_jsonl();
   return store;
@@ -157,19 +93,19 @@ ResultStore ResultStore::open(const fs::path& dir) {
 
 void ResultStore::sync_jsonl() {
   const fs::path path = dir_ / "results.jsonl";
-  const std::vector<std::string> lines = stored_lines(db_);
+  const std::vector<std::string> lines = stored_lines(*db_);
   std::string expected;
   for (const std::string& line : lines) expected += line + "\n";
   std::ifstream in(path, std::ios::binary);
   std::ostringstream current;
   if (in) current << in.rdbuf();
-  if (current.str() != expected) reports::write_text_atomically(path, expected);
+  if (current.str() != expected) write_atomically(path, expected);
 }
 
 namespace {
 
 // The trials table's columns ?1..?8, in the one order add() and replace() use.
-void bind_trial(Statement& statement, const reports::TrialRecord& record, const std::string& line) {
+void bind_trial(SqliteStatement& statement, const reports::TrialRecord& record, const std::string& line) {
   statement.bind(1, record.trial_key);
   statement.bind(2, record.bundle);
   statement.bind(3, record.question_id);
@@ -187,11 +123,11 @@ bool ResultStore::add(const reports::TrialRecord& record) {
   // that echoes it) is replaced before the record reaches a file.
   const std::string line = agents::redact_json(reports::to_jsonl_line(record));
   std::lock_guard lock(*mutex_);
-  Statement insert(db_,
+  SqliteStatement insert(*db_,
                    "INSERT INTO trials(trial_key, bundle, question_id, label, input_tokens, evidence_recall, error, record) "
                    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
   bind_trial(insert, record, line);
-  if (insert.step() == SQLITE_CONSTRAINT) return false;
+  if (insert.step_or_constraint() == SqliteStatement::kConstraint) return false;
   if (!jsonl_stale_) append_line(dir_ / "results.jsonl", line);  // a stale file is rewritten whole by flush_jsonl()
   return true;
 }
@@ -199,20 +135,20 @@ bool ResultStore::add(const reports::TrialRecord& record) {
 void ResultStore::replace(const reports::TrialRecord& record) {
   const std::string line = agents::redact_json(reports::to_jsonl_line(record));  // as in add()
   std::lock_guard lock(*mutex_);
-  exec(db_, "BEGIN IMMEDIATE");
+  db_->exec("BEGIN IMMEDIATE");
   try {
-    Statement keep(db_, "INSERT INTO superseded(trial_key, record) SELECT trial_key, record FROM trials WHERE trial_key = ?1");
+    SqliteStatement keep(*db_, "INSERT INTO superseded(trial_key, record) SELECT trial_key, record FROM trials WHERE trial_key = ?1");
     keep.bind(1, record.trial_key);
     keep.step();
-    if (sqlite3_changes(db_) != 1) throw InputError(fmt::format("results.sqlite: no stored trial {} to replace", record.trial_key));
-    Statement update(db_,
+    if (db_->changes() != 1) throw InputError(fmt::format("results.sqlite: no stored trial {} to replace", record.trial_key));
+    SqliteStatement update(*db_,
                      "UPDATE trials SET bundle = ?2, question_id = ?3, label = ?4, input_tokens = ?5, evidence_recall = ?6, "
                      "error = ?7, record = ?8 WHERE trial_key = ?1");
     bind_trial(update, record, line);
     update.step();
-    exec(db_, "COMMIT");
+    db_->exec("COMMIT");
   } catch (...) {
-    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    db_->rollback();
     throw;
   }
   jsonl_stale_ = true;
@@ -228,16 +164,16 @@ void ResultStore::flush_jsonl() {
 std::set<std::string> ResultStore::keys() const {
   std::lock_guard lock(*mutex_);
   std::set<std::string> out;
-  Statement select(db_, "SELECT trial_key FROM trials");
-  while (select.step() == SQLITE_ROW) out.insert(select.text(0));
+  SqliteStatement select(*db_, "SELECT trial_key FROM trials");
+  while (select.step() == SqliteStatement::kRow) out.insert(select.text(0));
   return out;
 }
 
 std::vector<reports::TrialRecord> ResultStore::records() const {
   std::lock_guard lock(*mutex_);
   std::vector<reports::TrialRecord> out;
-  Statement select(db_, "SELECT seq, record FROM trials ORDER BY seq");
-  while (select.step() == SQLITE_ROW) {
+  SqliteStatement select(*db_, "SELECT seq, record FROM trials ORDER BY seq");
+  while (select.step() == SqliteStatement::kRow) {
     out.push_back(reports::trial_from_json_text(select.text(1), fmt::format("results.sqlite row {}", select.integer(0))));
   }
   return out;
@@ -246,8 +182,8 @@ std::vector<reports::TrialRecord> ResultStore::records() const {
 std::vector<reports::TrialRecord> ResultStore::superseded() const {
   std::lock_guard lock(*mutex_);
   std::vector<reports::TrialRecord> out;
-  Statement select(db_, "SELECT seq, record FROM superseded ORDER BY seq");
-  while (select.step() == SQLITE_ROW) {
+  SqliteStatement select(*db_, "SELECT seq, record FROM superseded ORDER BY seq");
+  while (select.step() == SqliteStatement::kRow) {
     out.push_back(reports::trial_from_json_text(select.text(1), fmt::format("results.sqlite superseded row {}", select.integer(0))));
   }
   return out;
@@ -255,30 +191,27 @@ std::vector<reports::TrialRecord> ResultStore::superseded() const {
 
 std::size_t ResultStore::size() const {
   std::lock_guard lock(*mutex_);
-  Statement count(db_, "SELECT COUNT(*) FROM trials");
+  SqliteStatement count(*db_, "SELECT COUNT(*) FROM trials");
   count.step();
   return static_cast<std::size_t>(count.integer(0));
 }
 
 ResultStore::ResultStore(ResultStore&& other) noexcept
     : dir_(std::move(other.dir_)),
-      db_(std::exchange(other.db_, nullptr)),
+      db_(std::move(other.db_)),
       mutex_(std::move(other.mutex_)),
       jsonl_stale_(other.jsonl_stale_) {}
 
 ResultStore& ResultStore::operator=(ResultStore&& other) noexcept {
   if (this != &other) {
-    if (db_) sqlite3_close(db_);
     dir_ = std::move(other.dir_);
-    db_ = std::exchange(other.db_, nullptr);
+    db_ = std::move(other.db_);
     mutex_ = std::move(other.mutex_);
     jsonl_stale_ = other.jsonl_stale_;
   }
   return *this;
 }
 
-ResultStore::~ResultStore() {
-  if (db_) sqlite3_close(db_);
-}
+ResultStore::~ResultStore() = default;
 
 }  // namespace okfbench::harness

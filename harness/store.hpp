@@ -28,13 +28,13 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "core/sqlite.hpp"
 #include "reports/record.hpp"
-
-struct sqlite3;
 
 namespace okfbench::harness {
 
@@ -70,7 +70,7 @@ class ResultStore {
   void sync_jsonl();
 
   std::filesystem::path dir_;
-  sqlite3* db_ = nullptr;
+  std::optional<SqliteDb> db_;
   std::unique_ptr<std::mutex> mutex_ = std::make_unique<std::mutex>();
   bool jsonl_stale_ = false;  // guarded by mutex_
 };

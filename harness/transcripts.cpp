@@ -8,9 +8,9 @@
 
 #include "agents/secrets.hpp"
 #include "harness/attribution.hpp"
-#include "retrieval/digest.hpp"
-#include "retrieval/error.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/digest.hpp"
+#include "core/error.hpp"
+#include "core/json_text.hpp"
 
 namespace okfbench::harness {
 
@@ -63,7 +63,7 @@ std::string TranscriptRecorder::prompt_hash(const agents::ChatRequest& request) 
                             agents::redact(t.parameters, secrets_)});
   }
   nlohmann::json content = {{"system", prompt.system}, {"tools", prompt.tools}};
-  prompt.hash = retrieval::sha256_hex(json_text(content));
+  prompt.hash = sha256_hex(json_text(content));
   const bool known = std::any_of(prompts_.begin(), prompts_.end(), [&](const auto& p) { return p.hash == prompt.hash; });
   if (!known) prompts_.push_back(prompt);
   return prompt.hash;

@@ -11,6 +11,7 @@
 #include "agents/call_error.hpp"
 #include "agents/context_prompt.hpp"
 #include "agents/decorators.hpp"
+#include "agents/models.hpp"
 #include "agents/secrets.hpp"
 #include "agents/sim_model.hpp"
 #include "agents/sim_profile_file.hpp"
@@ -20,7 +21,7 @@
 #include "reports/measures.hpp"
 #include "reports/trial_metrics.hpp"
 #include "retrieval/context.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "retrieval/qualified_id.hpp"
 #include "retrieval/tokens.hpp"
 
@@ -293,12 +294,16 @@ const datasets::Question& find_question(const LoadedBundle& b, const std::string
   return *q;
 }
 
-// The model stack of one trial, innermost first: the model itself (sim, a
-// provider, a replay), the response cache (--cache-db, provider models), the
-// recorder (--record, one cassette per trial) and PacedModel outermost.
+// The model of one trial (sim, a provider, a replay), in agents::stack_model's
+// stack: the response cache (--cache-db, provider models only: sim and replays
+// answer locally), the recorder (--record, one cassette per trial), then
+// PacedModel outermost (rate limits and the trial deadline).
 std::unique_ptr<PacedModel> make_trial_model(TrialSetup& s, const PlannedTrial& t, TrialPacing& pacing) {
   const ModelSpec& m = *s.models.at(t.config.model);
   std::unique_ptr<agents::ChatModel> model;
+  agents::StackOptions stack;
+  stack.repeat_index = t.config.repeat;
+  stack.secrets = s.secrets;
   if (m.is_sim()) {
     agents::SimOptions options = m.sim_profile.empty() ? agents::SimOptions{} : *s.sim_profiles.at(m.label);
     options.seed = s.spec.seed + static_cast<std::uint64_t>(t.config.repeat);
@@ -318,22 +323,20 @@ std::unique_ptr<PacedModel> make_trial_model(TrialSetup& s, const PlannedTrial& 
     agents::Endpoint e = s.endpoints.at(m.label);
     e.retry.before_attempt = [&pacing] { pacing.pacer.wait(pacing.tokens); };
     e.retry.deadline_at = pacing.deadline;
-    const std::string base_url = e.base_url;
+    stack.cache_db = s.options.cache_db;
+    stack.endpoint = e.base_url;
     if (provider_of(m) == agents::Provider::anthropic) {
       model = std::make_unique<agents::AnthropicModel>(std::move(e));
     } else {
       model = std::make_unique<agents::OpenAIModel>(std::move(e));
     }
-    if (!s.options.cache_db.empty()) {
-      model = std::make_unique<agents::CachingModel>(std::move(model), s.options.cache_db, base_url, t.config.repeat, s.secrets);
-    }
   }
   if (!s.options.record_dir.empty()) {
-    const fs::path cassette = s.options.record_dir / (t.key + ".jsonl");
+    stack.record = s.options.record_dir / (t.key + ".jsonl");
     std::error_code ec;
-    fs::remove(cassette, ec);  // a trial run again is recorded afresh
-    model = std::make_unique<agents::RecordingModel>(std::move(model), cassette, s.secrets);
+    fs::remove(stack.record, ec);  // a trial run again is recorded afresh
   }
+  model = agents::stack_model(std::move(model), stack);
   return std::make_unique<PacedModel>(std::move(model), pacing, m.is_sim());
 }
 

@@ -36,9 +36,7 @@ std::vector<reports::TurnRecord> record_turns(const agents::AgentRun& run) {
     for (const agents::AgentToolCall& call : run.tool_calls) {
       if (call.turn != t.turn) continue;
       reports::ToolCallRecord record{call.name, call.arguments, static_cast<std::int64_t>(call.result_bytes), call.error,
-                                     call.repeated, std::nullopt};
-      if (const std::optional<agents::KnowledgeAccess>& a = call.access)
-        record.access = reports::KnowledgeAccessRecord{a->tool, a->bundle, a->found, a->query, a->path, a->hits, a->body_chars};
+                                     call.repeated, call.access};
       turn.tool_calls.push_back(std::move(record));
     }
     turns.push_back(std::move(turn));

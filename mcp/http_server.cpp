@@ -13,8 +13,8 @@
 
 #include "mcp/jsonrpc.hpp"
 #include "mcp/server.hpp"
-#include "retrieval/error.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/error.hpp"
+#include "core/json_text.hpp"
 
 namespace okfbench::mcp {
 namespace {

@@ -5,7 +5,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::mcp {
 

@@ -8,7 +8,7 @@
 
 #include "mcp/jsonrpc.hpp"
 #include "mcp/server.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/json_text.hpp"
 
 namespace okfbench::mcp {
 namespace {

@@ -14,7 +14,7 @@
 #include "reports/graders.hpp"
 #include "reports/statistics.hpp"
 #include "reports/summary.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::reports {
 

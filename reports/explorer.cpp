@@ -10,8 +10,8 @@
 #include <unordered_map>
 
 #include "reports/summary.hpp"
-#include "retrieval/error.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/error.hpp"
+#include "core/json_text.hpp"
 
 namespace okfbench::reports {
 

@@ -8,7 +8,7 @@
 #include <cstdlib>
 
 #include "reports/measures.hpp"
-#include "retrieval/unicode_fold.hpp"
+#include "core/unicode_fold.hpp"
 
 namespace okfbench::reports {
 
@@ -45,7 +45,7 @@ std::string encode(const std::vector<utf8proc_int32_t>& cps) {
 }
 
 // Step 1: NFKC with case folding; invalid bytes read as spaces.
-std::vector<utf8proc_int32_t> folded(std::string_view text) { return code_points(retrieval::nfkc_casefold(text)); }
+std::vector<utf8proc_int32_t> folded(std::string_view text) { return code_points(nfkc_casefold(text)); }
 
 bool is_digit(utf8proc_int32_t cp) { return utf8proc_category(cp) == UTF8PROC_CATEGORY_ND; }
 
@@ -193,8 +193,8 @@ std::vector<std::string> fact_tokens(std::string_view text) {
   };
   for (std::size_t i = 0; i < cps.size(); ++i) {
     if (is_group_comma(cps, i)) continue;
-    const retrieval::CharClass kind = retrieval::classify(cps[i]);
-    if (kind == retrieval::CharClass::word || (kind == retrieval::CharClass::mark && !token.empty())) {
+    const CharClass kind = classify(cps[i]);
+    if (kind == CharClass::word || (kind == CharClass::mark && !token.empty())) {
       token.push_back(cps[i]);
     } else {
       flush();

@@ -15,7 +15,7 @@
 #include "reports/spend.hpp"
 #include "reports/web_assets.hpp"
 #include "reports/writers.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/json_text.hpp"
 
 namespace okfbench::reports {
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::reports::json_fields {
 

@@ -2,7 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/writers.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/json_text.hpp"
 
 namespace okfbench::reports {
 

@@ -8,8 +8,8 @@
 #include <charconv>
 #include <nlohmann/json.hpp>
 
-#include "retrieval/error.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/error.hpp"
+#include "core/json_text.hpp"
 
 namespace okfbench::reports {
 

@@ -11,7 +11,7 @@
 #include <set>
 #include <unordered_set>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::reports {
 namespace {

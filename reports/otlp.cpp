@@ -1,15 +1,15 @@
 #include "reports/otlp.hpp"
 
 #include <fmt/format.h>
-#include <openssl/evp.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "retrieval/error.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/digest.hpp"
+#include "core/error.hpp"
+#include "core/json_text.hpp"
 
 namespace okfbench::reports {
 
@@ -26,19 +26,11 @@ constexpr int kStatusError = 2;
 // would overflow nanoseconds): about 115 days.
 constexpr double kMaxDurationMs = 1e10;
 
-std::string sha256_hex(const std::string& text, std::size_t bytes) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  if (EVP_Digest(text.data(), text.size(), digest, &size, EVP_sha256(), nullptr) != 1) {
-    throw InputError("otlp: OpenSSL could not compute SHA-256 for a trace id");
-  }
-  std::string hex;
-  for (std::size_t i = 0; i < bytes; ++i) hex += fmt::format("{:02x}", digest[i]);
-  return hex;
-}
+// The first `bytes` bytes of SHA-256, as hex: OTLP's trace (16) and span (8) ids.
+std::string id_of(const std::string& text, std::size_t bytes) { return sha256_hex(text).substr(0, 2 * bytes); }
 
-std::string trace_id(const TrialRecord& r) { return sha256_hex("okfbench trace " + r.trial_key, 16); }
-std::string span_id(const TrialRecord& r, const std::string& path) { return sha256_hex("okfbench span " + r.trial_key + "/" + path, 8); }
+std::string trace_id(const TrialRecord& r) { return id_of("okfbench trace " + r.trial_key, 16); }
+std::string span_id(const TrialRecord& r, const std::string& path) { return id_of("okfbench span " + r.trial_key + "/" + path, 8); }
 
 // Nanoseconds since the epoch of "YYYY-MM-DDTHH:MM:SSZ".
 std::int64_t epoch_nanos(const std::string& date) {

@@ -7,9 +7,9 @@
 #include <cctype>
 #include <cmath>
 
-#include "retrieval/error.hpp"
-#include "retrieval/numbers.hpp"
-#include "retrieval/yaml_keys.hpp"
+#include "core/error.hpp"
+#include "core/numbers.hpp"
+#include "core/yaml_keys.hpp"
 
 namespace okfbench::reports {
 
@@ -85,8 +85,8 @@ PricingTable PricingTable::load(const std::filesystem::path& path) {
   } catch (const YAML::Exception& e) {
     throw InputError(fmt::format("{}:{}: invalid YAML: {}", path.string(), e.mark.line + 1, e.msg));
   }
-  if (const auto repeated = retrieval::find_duplicate_keys(root); !repeated.empty()) {
-    throw InputError(retrieval::describe_duplicate_keys(repeated, path.string()));  // a row's price would be ambiguous
+  if (const auto repeated = find_duplicate_keys(root); !repeated.empty()) {
+    throw InputError(describe_duplicate_keys(repeated, path.string()));  // a row's price would be ambiguous
   }
   if (!root["models"] || !root["models"].IsSequence()) {
     throw InputError(fmt::format("{}: expected a 'models' list of price rows", path.string()));

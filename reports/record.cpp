@@ -9,8 +9,9 @@
 #include <sstream>
 
 #include "reports/json_fields.hpp"
-#include "retrieval/error.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/json_text.hpp"
 
 namespace okfbench::reports {
 
@@ -102,14 +103,15 @@ void from_json(const json& j, PathConfig& v) {
   read(j, "repeat", v.repeat);
 }
 
-void to_json(json& j, const KnowledgeAccessRecord& v) {
-  j = json{{"tool", v.tool},   {"bundle", v.bundle},        {"found", v.found},
+static json access_to_json(const KnowledgeAccess& v) {
+  return json{{"tool", v.tool},   {"bundle", v.bundle},        {"found", v.found},
            {"query", v.query}, {"path", v.path},            {"hits", opt(v.hits)},
            {"body_chars", opt(v.body_chars)}};
 }
 
-void from_json(const json& j, KnowledgeAccessRecord& v) {
+static KnowledgeAccess access_from_json(const json& j) {
   require_object(j, "access");
+  KnowledgeAccess v;
   read_required(j, "tool", v.tool);
   read(j, "bundle", v.bundle);
   read(j, "found", v.found);
@@ -117,6 +119,7 @@ void from_json(const json& j, KnowledgeAccessRecord& v) {
   read(j, "path", v.path);
   read(j, "hits", v.hits);
   read(j, "body_chars", v.body_chars);
+  return v;
 }
 
 void to_json(json& j, const ToolCallRecord& v) {
@@ -125,7 +128,7 @@ void to_json(json& j, const ToolCallRecord& v) {
            {"result_bytes", v.result_bytes},
            {"error", v.error},
            {"repeated", v.repeated}};
-  if (v.access) j["access"] = *v.access;
+  if (v.access) j["access"] = access_to_json(*v.access);
 }
 
 void from_json(const json& j, ToolCallRecord& v) {
@@ -135,7 +138,7 @@ void from_json(const json& j, ToolCallRecord& v) {
   read_count(j, "result_bytes", v.result_bytes);
   read(j, "error", v.error);
   read(j, "repeated", v.repeated);
-  if (j.contains("access")) v.access = j.at("access").get<KnowledgeAccessRecord>();
+  if (j.contains("access")) v.access = access_from_json(j.at("access"));
 }
 
 void to_json(json& j, const InputShare& v) { j = json{{"origin", v.origin}, {"tokens", v.tokens}}; }
@@ -455,11 +458,7 @@ T parse_as(std::string_view text, std::string_view where) {
 }
 
 std::string slurp(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot be read; check that the path exists", path.string()));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  return read_file(path, fmt::format("{}: cannot be read; check that the path exists", path.string()));
 }
 
 }  // namespace

@@ -24,6 +24,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/knowledge_access.hpp"
+
 namespace okfbench::reports {
 
 // 2: grades[] and judge_usage (reports/graders.hpp).
@@ -70,26 +72,13 @@ struct PathConfig {
   bool operator==(const PathConfig&) const = default;
 };
 
-// The knowledge-access event of one tool call (agents/access.hpp says what
-// each field means per tool); "access" in the record's JSON.
-struct KnowledgeAccessRecord {
-  std::string tool;
-  std::string bundle;
-  bool found = false;
-  std::string query;
-  std::string path;
-  std::optional<std::int64_t> hits;
-  std::optional<std::int64_t> body_chars;
-  bool operator==(const KnowledgeAccessRecord&) const = default;
-};
-
 struct ToolCallRecord {
   std::string name;
   std::string arguments;  // the call's arguments as JSON text, as the model sent them
   std::int64_t result_bytes = 0;
   std::string error;      // empty when the tool succeeded
   bool repeated = false;  // same name and arguments as an earlier call in the trial
-  std::optional<KnowledgeAccessRecord> access;  // absent for tools that read no knowledge
+  std::optional<KnowledgeAccess> access;  // "access" in the JSON; absent for tools that read no knowledge
   bool operator==(const ToolCallRecord&) const = default;
 };
 

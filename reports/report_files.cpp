@@ -11,10 +11,11 @@
 #include <cstdio>
 #include <cstring>
 
+#include "core/files.hpp"
 #include "reports/html.hpp"
 #include "reports/summary.hpp"
 #include "reports/writers.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::reports {
 
@@ -27,7 +28,7 @@ void write_one(ReportFormat format, const RunManifest& manifest, const std::vect
                const TranscriptSet* transcripts, const Summary& summary, const PricingTable& pricing, const std::filesystem::path& dir,
                std::vector<std::filesystem::path>& written) {
   auto put = [&](const char* name, const std::string& text) {
-    write_text_atomically(dir / name, text);
+    write_atomically(dir / name, text);
     written.push_back(dir / name);
   };
   switch (format) {
@@ -40,15 +41,6 @@ void write_one(ReportFormat format, const RunManifest& manifest, const std::vect
       break;
     case ReportFormat::junit: put("report.junit.xml", junit_for_run(summary, records)); break;
   }
-}
-
-// Whatever fails, the temporary file goes: a failed write leaves the old file
-// (or none), never a stray .tmp beside it.
-[[noreturn]] void fail_write(const std::filesystem::path& path, const std::filesystem::path& temp,
-                             const std::string& why) {
-  std::error_code ignored;
-  std::filesystem::remove(temp, ignored);
-  throw InputError(fmt::format("{}: cannot write: {}", path.string(), why));
 }
 
 }  // namespace
@@ -71,23 +63,6 @@ std::vector<ReportFormat> parse_report_formats(std::string_view list) {
   }
   if (formats.empty()) throw UsageError("--format: no format given; use a comma-separated list of md, html, json, csv, junit");
   return formats;
-}
-
-void write_text_atomically(const std::filesystem::path& path, std::string_view text) {
-  auto temp = path;
-  temp += ".tmp";
-  std::FILE* out = std::fopen(temp.c_str(), "wb");
-  if (!out) fail_write(path, temp, fmt::format("{} (check that the folder exists and is writable)", std::strerror(errno)));
-  bool written = std::fwrite(text.data(), 1, text.size(), out) == text.size() && std::fflush(out) == 0;
-  int write_errno = errno;
-  if (std::fclose(out) != 0 && written) {
-    written = false;
-    write_errno = errno;
-  }
-  if (!written) fail_write(path, temp, fmt::format("{} (is the disk full?)", std::strerror(write_errno)));
-  std::error_code ec;
-  std::filesystem::rename(temp, path, ec);
-  if (ec) fail_write(path, temp, fmt::format("cannot rename {} into place: {}", temp.filename().string(), ec.message()));
 }
 
 std::vector<std::filesystem::path> write_report_files(const RunManifest& manifest,

@@ -9,8 +9,8 @@
 #include <tuple>
 
 #include "reports/format.hpp"
-#include "retrieval/error.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/error.hpp"
+#include "core/json_text.hpp"
 
 namespace okfbench::reports {
 namespace {

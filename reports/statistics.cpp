@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::reports {
 namespace {

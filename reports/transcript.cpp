@@ -12,8 +12,9 @@
 #include <sstream>
 
 #include "reports/json_fields.hpp"
-#include "retrieval/error.hpp"
-#include "retrieval/json_text.hpp"
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/json_text.hpp"
 
 namespace okfbench::reports {
 
@@ -167,11 +168,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot be read; check that the path exists", path.string()));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  return read_file(path, fmt::format("{}: cannot be read; check that the path exists", path.string()));
 }
 
 // One frame's content, decompressed in a stream (no trust in a size the frame claims).

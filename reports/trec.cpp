@@ -11,8 +11,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "retrieval/error.hpp"
-#include "retrieval/fields.hpp"
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/fields.hpp"
 
 namespace okfbench::reports {
 namespace {
@@ -40,13 +41,7 @@ void for_each_line(std::string_view text, Handler handle) {
 }
 
 std::string read_whole_file(const std::filesystem::path& path, std::string_view what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError(fmt::format("cannot open {} file '{}': check the path and permissions", what, path.string()));
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return std::move(buffer).str();
+  return read_file(path, fmt::format("cannot open {} file '{}': check the path and permissions", what, path.string()));
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 
 #include "reports/format.hpp"
 #include "reports/pareto.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::reports {
 

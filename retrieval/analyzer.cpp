@@ -9,8 +9,8 @@
 #include <map>
 #include <memory>
 
-#include "retrieval/error.hpp"
-#include "retrieval/unicode_fold.hpp"
+#include "core/error.hpp"
+#include "core/unicode_fold.hpp"
 
 namespace okfbench::retrieval {
 namespace {

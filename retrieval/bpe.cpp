@@ -18,8 +18,9 @@
 #include <sstream>
 
 #include "retrieval/data_home.hpp"
-#include "retrieval/digest.hpp"
-#include "retrieval/error.hpp"
+#include "core/digest.hpp"
+#include "core/error.hpp"
+#include "core/files.hpp"
 
 namespace okfbench::retrieval {
 namespace {
@@ -486,15 +487,9 @@ class PieceCache {
 // Loading .tiktoken files.
 
 std::string read_whole_file(const std::filesystem::path& path, const std::string& name) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError("cannot read the " + name + " vocabulary " + path.string() +
-                     ": set OKFBENCH_TOKENIZERS to the folder holding " + name +
-                     ".tiktoken (an install has it in share/okfbench/tokenizers)");
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  return read_file(path, "cannot read the " + name + " vocabulary " + path.string() +
+                             ": set OKFBENCH_TOKENIZERS to the folder holding " + name +
+                             ".tiktoken (an install has it in share/okfbench/tokenizers)");
 }
 
 std::string base64_decode(std::string_view b64) {

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "retrieval/bundle_impl.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "retrieval/expertise.hpp"
 #include "retrieval/frontmatter.hpp"
 

@@ -7,7 +7,7 @@
 #include "retrieval/frontmatter.hpp"
 #include "retrieval/markdown.hpp"
 #include "retrieval/utf8.hpp"
-#include "retrieval/yaml_keys.hpp"
+#include "core/yaml_keys.hpp"
 
 namespace okfbench::retrieval::detail {
 

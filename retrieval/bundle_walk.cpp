@@ -20,8 +20,8 @@
 #include <fmt/format.h>
 
 #include "retrieval/bundle_impl.hpp"
-#include "retrieval/digest.hpp"
-#include "retrieval/error.hpp"
+#include "core/digest.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::retrieval::detail {
 namespace fs = std::filesystem;

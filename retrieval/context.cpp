@@ -13,8 +13,8 @@
 #include <unordered_set>
 
 #include "retrieval/analyzer.hpp"
-#include "retrieval/error.hpp"
-#include "retrieval/numbers.hpp"
+#include "core/error.hpp"
+#include "core/numbers.hpp"
 #include "retrieval/tokens.hpp"
 #include "retrieval/usage.hpp"
 

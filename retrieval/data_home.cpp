@@ -5,7 +5,7 @@
 #include <system_error>
 #include <vector>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::retrieval {
 namespace fs = std::filesystem;

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <fmt/format.h>
 
-#include "retrieval/yaml_keys.hpp"
+#include "core/yaml_keys.hpp"
 
 namespace okfbench::retrieval {
 namespace {

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <map>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "retrieval/utf8.hpp"
 
 namespace okfbench::retrieval {

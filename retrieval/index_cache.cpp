@@ -23,8 +23,8 @@
 #include "retrieval/binary_io.hpp"
 #include "retrieval/bundle_impl.hpp"
 #include "retrieval/columns.hpp"
-#include "retrieval/digest.hpp"
-#include "retrieval/error.hpp"
+#include "core/digest.hpp"
+#include "core/error.hpp"
 #include "retrieval/file_reader.hpp"
 
 namespace okfbench::retrieval {

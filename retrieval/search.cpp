@@ -18,7 +18,7 @@
 
 #include "retrieval/binary_io.hpp"
 #include "retrieval/columns.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "retrieval/usage.hpp"
 
 namespace okfbench::retrieval {

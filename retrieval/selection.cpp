@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "retrieval/bundle.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "retrieval/frontmatter.hpp"
 
 namespace okfbench::retrieval {

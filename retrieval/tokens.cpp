@@ -1,6 +1,6 @@
 #include "retrieval/tokens.hpp"
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::retrieval {
 

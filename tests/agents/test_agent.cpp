@@ -8,7 +8,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::agents {
 namespace {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::agents {
 namespace {

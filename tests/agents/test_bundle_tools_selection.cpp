@@ -9,7 +9,7 @@
 
 #include "agents/bundle_tools.hpp"
 #include "agents/multi_bundle_tools.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "retrieval/expertise.hpp"
 #include "retrieval/lessons.hpp"
 #include "tests/support/test_support.hpp"

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::agents {
 namespace {

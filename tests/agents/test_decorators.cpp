@@ -8,7 +8,7 @@
 #include "agents/provider_models.hpp"
 #include "agents/sim_model.hpp"
 #include "agents/wire_json.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/agents/fake_kb.hpp"
 #include "tests/support/test_support.hpp"
 

@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "agents/mock_server.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "retrieval/tokens.hpp"
 #include "tests/support/test_support.hpp"
 

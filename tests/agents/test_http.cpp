@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "agents/mock_server.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/agents/fake_kb.hpp"
 
 namespace okfbench::agents {

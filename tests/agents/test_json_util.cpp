@@ -4,7 +4,7 @@
 
 #include "agents/anthropic_json.hpp"
 #include "agents/openai_json.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::agents::json_util {
 namespace {

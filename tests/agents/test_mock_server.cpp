@@ -6,7 +6,7 @@
 
 #include "agents/agent.hpp"
 #include "agents/provider_models.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/agents/fake_kb.hpp"
 
 namespace okfbench::agents {

@@ -9,7 +9,7 @@
 
 #include "agents/agent.hpp"
 #include "agents/sim_model.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "retrieval/tokens.hpp"
 #include "tests/support/test_support.hpp"
 

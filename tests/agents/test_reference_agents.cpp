@@ -8,7 +8,7 @@
 #include "agents/mock_server.hpp"
 #include "agents/provider_models.hpp"
 #include "retrieval/bundle.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "retrieval/tokens.hpp"
 #include "tests/agents/fake_kb.hpp"
 #include "tests/support/test_support.hpp"

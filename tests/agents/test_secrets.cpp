@@ -5,7 +5,7 @@
 
 #include <cstdlib>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::agents {
 namespace {

@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "agents/models.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace okfbench::agents {

@@ -5,7 +5,7 @@
 
 #include "datasets/questions.hpp"
 #include "retrieval/bundle.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace okfbench::datasets {

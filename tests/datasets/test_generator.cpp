@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "retrieval/bundle.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace okfbench::datasets {

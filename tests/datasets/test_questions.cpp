@@ -6,7 +6,7 @@
 #include <string>
 
 #include "reports/graders.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace okfbench::datasets {

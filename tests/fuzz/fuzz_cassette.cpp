@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "agents/decorators.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/fuzz/reply_checks.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

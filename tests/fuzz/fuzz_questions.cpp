@@ -11,7 +11,7 @@
 #include <set>
 
 #include "datasets/questions.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "retrieval/utf8.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 

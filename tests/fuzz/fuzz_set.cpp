@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/fuzz/spec_checks.hpp"
 
 namespace {

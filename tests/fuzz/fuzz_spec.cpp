@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/fuzz/spec_checks.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

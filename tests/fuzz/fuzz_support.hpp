@@ -3,7 +3,7 @@
 //
 // Each target feeds its input to one reader and lets anything but the
 // project's two exceptions (InputError, UsageError: the error policy in
-// retrieval/error.hpp) escape, so an unexpected exception ends the run as a
+// core/error.hpp) escape, so an unexpected exception ends the run as a
 // crash and libFuzzer saves the input. check() turns a broken invariant into
 // a crash the same way.
 #include <cstdio>

@@ -15,7 +15,7 @@
 
 #include "reports/measures.hpp"
 #include "reports/trec.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 namespace {

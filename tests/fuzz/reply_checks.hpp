@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "agents/wire_json.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 namespace okfbench::fuzz {

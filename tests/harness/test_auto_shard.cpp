@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace okfbench::harness {

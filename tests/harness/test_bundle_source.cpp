@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/support/git_fixture.hpp"
 #include "tests/support/test_support.hpp"
 

@@ -14,7 +14,7 @@
 #include "agents/reference_agents.hpp"
 #include "agents/sim_profile_file.hpp"
 #include "datasets/questions.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "harness/runner.hpp"
 #include "harness/spec.hpp"
 #include "reports/record.hpp"

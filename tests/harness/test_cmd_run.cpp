@@ -213,5 +213,53 @@ TEST(CmdRun, ToolArgumentsNested100000DeepFailTheTrialCleanly) {
       << stored[0]["error"];
 }
 
+// The cassette lines of a file, in order.
+std::vector<std::string> cassette_lines(const fs::path& file) {
+  std::vector<std::string> lines;
+  std::istringstream in(test::read_file(file));
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// One model stack (agents::stack_model) for every command: `agent` and `run`
+// record the same cassette for the same exchanges, and a cassette holds every
+// exchange whether the response cache answered it or the endpoint did, so a
+// run recorded with a warm cache replays whole.
+TEST(ModelStack, AgentAndRunWriteTheSameCassetteForTheSameExchangesCachedOrNot) {
+  Endpoint e;
+  fs::path dir = test::fresh_dir("model-stack-cassette");
+  write_spec(dir, question("q1", "Why is the replica lagging?"));
+  const std::string env = environment(e);
+  const auto run_recorded = [&](const std::string& name) {
+    test::CommandResult r = test::run_command(fmt::format(
+        "{} {} run {} --out {} --progress quiet --record {} --cache-db {}", env, test::okfbench_binary().string(),
+        (dir / "spec.yaml").string(), (dir / name).string(), (dir / (name + "-tapes")).string(), (dir / "run.db").string()));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::vector<fs::path> tapes;
+    for (const auto& f : fs::directory_iterator(dir / (name + "-tapes"))) tapes.push_back(f.path());
+    EXPECT_EQ(tapes.size(), 1u);
+    return tapes.empty() ? std::vector<std::string>{} : cassette_lines(tapes.front());
+  };
+  const auto agent_recorded = [&](const std::string& name) {
+    test::CommandResult r = test::run_command(fmt::format(
+        "{} {} agent {} 'Why is the replica lagging?' --model openai:gpt-4o-mini --tools search,open --max-turns 4 "
+        "--record {} --cache-db {}",
+        env, test::okfbench_binary().string(), (test::source_dir() / "datasets" / "bundles" / "demo").string(),
+        (dir / (name + ".jsonl")).string(), (dir / "agent.db").string()));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return cassette_lines(dir / (name + ".jsonl"));
+  };
+  const std::vector<std::string> run_cold = run_recorded("cold");
+  const std::size_t sent = e.server.requests();
+  const std::vector<std::string> run_warm = run_recorded("warm");
+  EXPECT_EQ(e.server.requests(), sent) << "the second run is answered by the response cache";
+  const std::vector<std::string> agent_cold = agent_recorded("agent-cold");
+  const std::vector<std::string> agent_warm = agent_recorded("agent-warm");
+  ASSERT_GE(run_cold.size(), 2u);  // search, open, answer: one line per model call
+  EXPECT_EQ(run_warm, run_cold);
+  EXPECT_EQ(agent_cold, run_cold);
+  EXPECT_EQ(agent_warm, run_cold);
+}
+
 }  // namespace
 }  // namespace okfbench::harness

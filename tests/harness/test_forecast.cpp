@@ -12,7 +12,7 @@
 #include "harness/spec.hpp"
 #include "reports/pricing.hpp"
 #include "reports/record.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/harness/run_fixture.hpp"
 #include "tests/support/test_support.hpp"
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "retrieval/bundle.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/support/git_fixture.hpp"
 #include "tests/support/test_support.hpp"
 

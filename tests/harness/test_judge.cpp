@@ -21,7 +21,7 @@
 #include "harness/spec.hpp"
 #include "reports/judge.hpp"
 #include "reports/pricing.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "retrieval/tokens.hpp"
 #include "tests/harness/run_fixture.hpp"
 #include "tests/support/test_support.hpp"

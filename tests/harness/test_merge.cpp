@@ -8,12 +8,12 @@
 
 #include <map>
 
-#include "harness/file_lock.hpp"
+#include "core/file_lock.hpp"
 #include "harness/runner.hpp"
 #include "harness/spec.hpp"
 #include "reports/record.hpp"
 #include "reports/transcript.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/harness/run_fixture.hpp"
 #include "tests/support/test_support.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace okfbench::cli {

@@ -15,7 +15,7 @@
 #include "harness/runner.hpp"
 #include "harness/spec.hpp"
 #include "reports/record.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/harness/run_fixture.hpp"
 #include "tests/support/test_support.hpp"
 

@@ -23,7 +23,7 @@
 
 #include "agents/mock_server.hpp"
 #include "harness/data_files.hpp"
-#include "harness/file_lock.hpp"
+#include "core/file_lock.hpp"
 #include "harness/forecast.hpp"
 #include "harness/run_bundles.hpp"
 #include "harness/run_pricing.hpp"
@@ -36,7 +36,7 @@
 #include "reports/pricing.hpp"
 #include "reports/record.hpp"
 #include "reports/transcript.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/support/test_support.hpp"
 
 extern char** environ;

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace okfbench::harness {
@@ -748,12 +748,6 @@ TEST(Spec, BadModelEntriesNameTheKey) {
       {"models: [sim]\ntokens_per_minute: .nan\n", "tokens_per_minute: expected a number from 0 to"},
   };
   for (const auto& [models, expected] : cases) EXPECT_THAT(error_of(with_models(models)), HasSubstr(expected)) << models;
-}
-
-TEST(Spec, StableHashIsFnv1a) {
-  // Reference values of 64-bit FNV-1a.
-  EXPECT_EQ(stable_hash(""), "cbf29ce484222325");
-  EXPECT_EQ(stable_hash("a"), "af63dc4c8601ec8c");
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "reports/record.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace okfbench::harness {

@@ -12,7 +12,7 @@
 #include "agents/sim_model.hpp"
 #include "harness/spec.hpp"
 #include "reports/transcript.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "retrieval/tokens.hpp"
 #include "tests/harness/run_fixture.hpp"
 #include "tests/support/test_support.hpp"

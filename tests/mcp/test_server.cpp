@@ -7,7 +7,7 @@
 #include <set>
 
 #include "mcp/jsonrpc.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "retrieval/search.hpp"
 #include "retrieval/tokens.hpp"
 #include "tests/mcp/mcp_fixture.hpp"

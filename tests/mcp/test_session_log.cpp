@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace okfbench::mcp {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "reports/writers.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/reports/fixtures.hpp"
 
 namespace okfbench::reports {

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::reports {
 namespace {

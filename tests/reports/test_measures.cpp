@@ -9,7 +9,7 @@
 #include <map>
 #include <sstream>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace okfbench::reports {

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/reports/fixtures.hpp"
 
 namespace okfbench::reports {

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace okfbench::reports {
@@ -31,7 +31,7 @@ TrialRecord agent_record() {
   t1.output_tokens = 40;
   t1.new_input_tokens = 1121;
   t1.tool_calls.push_back({"search", R"({"query":"slow query"})", 512, "", false,
-                          KnowledgeAccessRecord{"search", "demo", true, "slow query", "", 3, std::nullopt}});
+                          KnowledgeAccess{"search", "demo", true, "slow query", "", 3, std::nullopt}});
   TurnRecord t2;
   t2.input_tokens = 1582;  // cached/output unknown: must stay unknown
   r.turns = {t1, t2};

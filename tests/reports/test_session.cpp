@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/reports/fixtures.hpp"
 #include "tests/support/test_support.hpp"
 

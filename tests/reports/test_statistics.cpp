@@ -7,7 +7,7 @@
 #include <numbers>
 #include <vector>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::reports {
 namespace {

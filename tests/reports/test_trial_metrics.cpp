@@ -76,7 +76,7 @@ TEST(TrialMetrics, EmptyReadShareCountsReadsThatFoundNothing) {
   TrialRecord r = agent_with_inputs({100, 200});
   auto call = [](const char* tool, bool found, std::optional<std::int64_t> body_chars) {
     ToolCallRecord c{tool, "{}", 10, found ? "" : "Concept not found", false, std::nullopt};
-    c.access = KnowledgeAccessRecord{tool, "demo", found, "", "x", body_chars ? std::nullopt : std::optional<std::int64_t>(2),
+    c.access = KnowledgeAccess{tool, "demo", found, "", "x", body_chars ? std::nullopt : std::optional<std::int64_t>(2),
                                      body_chars};
     return c;
   };

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/reports/fixtures.hpp"
 
 namespace okfbench::reports {

@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench::retrieval {
 namespace {

@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace okfbench::retrieval {

@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <map>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace okfbench::retrieval {

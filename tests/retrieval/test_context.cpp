@@ -7,7 +7,7 @@
 #include <numeric>
 #include <random>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "retrieval/tokens.hpp"
 #include "tests/support/test_support.hpp"
 

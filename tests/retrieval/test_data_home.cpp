@@ -8,7 +8,7 @@
 
 #include <filesystem>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace okfbench::retrieval {

@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "retrieval/context.hpp"
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "retrieval/search.hpp"
 #include "tests/support/test_support.hpp"
 

@@ -7,7 +7,7 @@
 
 #include <map>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace okfbench::retrieval {

@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace okfbench::retrieval {

@@ -1,4 +1,4 @@
-#include "harness/file_lock.hpp"
+#include "core/file_lock.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -13,9 +13,9 @@
 #include <thread>
 #include <utility>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
-namespace okfbench::harness {
+namespace okfbench {
 namespace {
 
 std::string read_all(int fd) {
@@ -131,4 +131,4 @@ FileLock::~FileLock() {
   if (fd_ >= 0) ::close(fd_);  // closing the last descriptor releases the flock
 }
 
-}  // namespace okfbench::harness
+}  // namespace okfbench

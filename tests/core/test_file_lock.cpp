@@ -1,4 +1,4 @@
-#include "harness/file_lock.hpp"
+#include "core/file_lock.hpp"
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
@@ -9,10 +9,10 @@
 #include <optional>
 #include <thread>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 #include "tests/support/test_support.hpp"
 
-namespace okfbench::harness {
+namespace okfbench {
 namespace {
 
 namespace fs = std::filesystem;
@@ -69,4 +69,4 @@ TEST(FileLock, AnUncreatableFileIsAnInputError) {
 }
 
 }  // namespace
-}  // namespace okfbench::harness
+}  // namespace okfbench

@@ -1,5 +1,5 @@
 // split_fields: the column splitter of the TREC, qrels and BEIR readers.
-#include "retrieval/fields.hpp"
+#include "core/fields.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-namespace okfbench::retrieval {
+namespace okfbench {
 
 inline std::string sanitize_utf8(std::string_view text) {
   std::string out;
@@ -75,4 +75,4 @@ inline CharClass classify(utf8proc_int32_t cp) {
   }
 }
 
-}  // namespace okfbench::retrieval
+}  // namespace okfbench

@@ -1,10 +1,10 @@
-#include "retrieval/digest.hpp"
+#include "core/digest.hpp"
 
 #include <openssl/evp.h>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
-namespace okfbench::retrieval {
+namespace okfbench {
 
 struct Sha256::Context {
   std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> md{EVP_MD_CTX_new(), EVP_MD_CTX_free};
@@ -47,4 +47,4 @@ std::string sha256_hex(std::string_view data) {
   return out;
 }
 
-}  // namespace okfbench::retrieval
+}  // namespace okfbench

@@ -14,7 +14,7 @@
 #include <optional>
 #include <string>
 
-namespace okfbench::harness {
+namespace okfbench {
 
 class FileLock {
  public:
@@ -54,4 +54,4 @@ class FileLock {
 // content ("an unknown process" when it says nothing readable).
 std::string describe_lock_holder(const std::string& content);
 
-}  // namespace okfbench::harness
+}  // namespace okfbench

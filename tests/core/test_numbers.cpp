@@ -1,6 +1,6 @@
 // The one checked parser of numbers that people write: a table of hostile
 // texts for integers and reals, and what each range allows.
-#include "retrieval/numbers.hpp"
+#include "core/numbers.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "retrieval/error.hpp"
+#include "core/error.hpp"
 
 namespace okfbench {
 namespace {

@@ -1,4 +1,4 @@
-#include "retrieval/json_text.hpp"
+#include "core/json_text.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "retrieval/saturate.hpp"
+#include "core/saturate.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "retrieval/yaml_keys.hpp"
+#include "core/yaml_keys.hpp"
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>

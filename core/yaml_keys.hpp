@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-namespace okfbench::retrieval {
+namespace okfbench {
 
 struct DuplicateKey {
   std::string path;     // the mapping that holds it: "" for the root, "paths.context", "questions[3]"
@@ -139,4 +139,4 @@ inline std::string describe_duplicate_keys(const std::vector<DuplicateKey>& foun
   return out;
 }
 
-}  // namespace okfbench::retrieval
+}  // namespace okfbench

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace okfbench::retrieval {
+namespace okfbench {
 
 using Sha256Digest = std::array<unsigned char, 32>;
 
@@ -31,4 +31,4 @@ class Sha256 {
   std::unique_ptr<Context> context_;
 };
 
-}  // namespace okfbench::retrieval
+}  // namespace okfbench
