@@ -33,20 +33,28 @@ std::vector<std::string> all_secrets(const std::vector<std::string>& given) {
   secrets.insert(secrets.end(), given.begin(), given.end());
   return secrets;
 }
-}  // namespace
-
-RecordingModel::RecordingModel(std::unique_ptr<ChatModel> inner, std::filesystem::path cassette,
-                               std::vector<std::string> secrets)
-    : inner_(std::move(inner)), cassette_(std::move(cassette)), secrets_(std::move(secrets)) {
-  std::ifstream in(cassette_);
+// Calls `each(entry, hash, line_number, where)` for every non-empty line of a
+// cassette; a malformed line is an InputError naming file:line.
+template <class Each>
+void read_cassette(std::istream& in, const std::filesystem::path& cassette, Each each) {
   std::string line;
   int number = 0;
   while (std::getline(in, line)) {
     ++number;
     if (line.empty()) continue;
-    std::string where = fmt::format("{}:{}", cassette_.string(), number);
-    recorded_.insert(parse_hash(json_util::require_string(json_util::parse(line, where), "hash", where), where));
+    const std::string where = fmt::format("{}:{}", cassette.string(), number);
+    json entry = json_util::parse(line, where);
+    const std::uint64_t h = parse_hash(json_util::require_string(entry, "hash", where), where);
+    each(entry, h, number, where);
   }
+}
+}  // namespace
+
+RecordingModel::RecordingModel(std::unique_ptr<ChatModel> inner, std::filesystem::path cassette,
+                               std::vector<std::string> secrets)
+    : inner_(std::move(inner)), cassette_(std::move(cassette)), secrets_(std::move(secrets)) {
+  std::ifstream in(cassette_);  // a cassette not written yet has nothing recorded
+  read_cassette(in, cassette_, [&](const json&, std::uint64_t h, int, const std::string&) { recorded_.insert(h); });
 }
 
 ChatResponse RecordingModel::chat(const ChatRequest& request) {
@@ -67,17 +75,10 @@ ChatResponse RecordingModel::chat(const ChatRequest& request) {
 ReplayModel::ReplayModel(std::filesystem::path cassette) : cassette_(std::move(cassette)) {
   std::ifstream in(cassette_);
   if (!in) throw InputError(fmt::format("cannot read cassette {}: record one with --record", cassette_.string()));
-  std::string line;
-  int number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (line.empty()) continue;
-    std::string where = fmt::format("{}:{}", cassette_.string(), number);
-    json entry = json_util::parse(line, where);
-    std::uint64_t h = parse_hash(json_util::require_string(entry, "hash", where), where);
+  read_cassette(in, cassette_, [&](const json& entry, std::uint64_t h, int number, const std::string& where) {
     responses_[h] = json_util::require(entry, "response", where).dump();
     if (number == 1) name_ = "replay:" + json_util::optional_string(entry, "model", where).value_or("?");
-  }
+  });
 }
 
 ChatResponse ReplayModel::chat(const ChatRequest& request) {

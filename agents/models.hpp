@@ -53,7 +53,7 @@ struct StackOptions {
 //   2. CachingModel when cache_db is set
 //   3. RecordingModel when record is set: it sees every exchange, answered by
 //      the cache or not, so a recorded run replays whole
-//   4. rate limits and deadlines: the runner's PacedModel (harness/trial.hpp),
+//   4. rate limits and deadlines: the runner's PacedModel (engine/trial.hpp),
 //      which wraps what this returns
 std::unique_ptr<ChatModel> stack_model(std::unique_ptr<ChatModel> model, const StackOptions& options);
 

@@ -86,7 +86,7 @@ struct SimOptions {
   SimProfile profile;
   // A reply ahead of the policy: when set and it returns a message, sim sends
   // that instead (usage counted the same way). The harness uses it to answer
-  // judge prompts with the sim judge's rule (harness/judge.hpp).
+  // judge prompts with the sim judge's rule (engine/judge.hpp).
   std::function<std::optional<Message>(const ChatRequest&)> reply_first;
 };
 

@@ -4,7 +4,7 @@
 // type_error 316 on a string that is not valid UTF-8, and a throw while a
 // record is being written used to abort the whole run; json_text() replaces
 // each invalid byte by U+FFFD instead. Every dump of such data goes through
-// it. Header-only so that agents/, reports/, datasets/ and harness/ share it
+// it. Header-only so that every library shares it
 // without a link dependency.
 #include <nlohmann/json.hpp>
 #include <string>

@@ -4,7 +4,7 @@
 // (agents/json_util.hpp caps one call's count at 10^9), so a total that gets
 // here near INT64_MAX comes from a damaged record or cache; it then reads as
 // INT64_MAX, a number nobody mistakes for a real total, never as a negative
-// one. Header-only so that agents/, reports/ and harness/ share one definition.
+// one. Header-only so that every library shares one definition.
 #include <cstdint>
 #include <limits>
 

@@ -56,7 +56,7 @@ struct ServerOptions {
   std::vector<std::string> tools;  // a subset of the surface; empty = all it offers
   bool allow_write = false;        // offer remember (grafito)
   std::size_t max_body_chars = 8000;
-  std::string version = "unknown";  // serverInfo.version: the program's (harness::build_version)
+  std::string version = "unknown";  // serverInfo.version: the program's (engine::build_version)
 };
 
 // One client's state. The transport owns it: stdio has one, HTTP one per

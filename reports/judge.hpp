@@ -1,6 +1,6 @@
 #pragma once
 // The `judge` grader: an LLM-as-judge. reports/ depends on no model client,
-// so the judge is given a JudgeCall (harness/judge.hpp implements it over any
+// so the judge is given a JudgeCall (engine/judge.hpp implements it over any
 // agents::ChatModel: openai:M, anthropic:M, or the offline sim).
 //
 // The rubric. System prompt: judge_system_prompt() (the verdicts and the

@@ -82,7 +82,7 @@ struct ToolCallRecord {
   bool operator==(const ToolCallRecord&) const = default;
 };
 
-// Part of one call's input tokens, by where it came from (harness/attribution.hpp
+// Part of one call's input tokens, by where it came from (engine/attribution.hpp
 // lists the origins: "tools", "system", "question", "pack:ID",
 // "history:assistant", "history:tool:NAME", "new:tool:NAME", ...).
 struct InputShare {
@@ -236,7 +236,7 @@ struct InputHash {
   bool operator==(const InputHash&) const = default;
 };
 
-// A run's forecast (harness/forecast.hpp computes it, reports/forecast.hpp
+// A run's forecast (engine/forecast.hpp computes it, reports/forecast.hpp
 // sets it beside the actual spend): each figure with its 80% interval.
 struct ForecastInterval {
   double value = 0, low = 0, high = 0;

@@ -1,7 +1,7 @@
 #pragma once
 // Where a trial's money went: each call's dollars split by the origin of its
 // tokens (TurnRecord::attribution; the origins are listed in
-// harness/attribution.hpp), and the output apart.
+// engine/attribution.hpp), and the output apart.
 //
 // Per call: the input is priced as reports/pricing.hpp prices it and split
 // over the attribution's parts in request order, cached tokens first (a

@@ -26,7 +26,7 @@ done
 command -v zstd >/dev/null || { echo "bench-explorer: zstd is missing (scripts/setup.sh installs it)" >&2; exit 1; }
 
 cmake --build "$build" -j2 --target okfbench >/dev/null
-okfbench="$build/harness/okfbench"
+okfbench="$build/cli/okfbench"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

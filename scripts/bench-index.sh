@@ -48,7 +48,7 @@ if [[ -n "$program" ]]; then
 else
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$build" -j2 --target okfbench >/dev/null
-  okfbench="$(cd "$build" && pwd)/harness/okfbench"
+  okfbench="$(cd "$build" && pwd)/cli/okfbench"
 fi
 
 if [[ -z "$work" ]]; then

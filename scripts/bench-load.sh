@@ -26,7 +26,7 @@ folder="${folder:-$data/markdown/tldr-pages-en/pages}"
 
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j2 --target okfbench >/dev/null
-okfbench="$build/harness/okfbench"
+okfbench="$build/cli/okfbench"
 
 # Best wall time of $runs runs of a command, in seconds (stdout discarded;
 # validate exits 1 for a non-conformant bundle, which is still a full load).

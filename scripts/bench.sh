@@ -54,7 +54,7 @@ cxx=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
   echo "memory_kib=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)"
   echo "os=$(. /etc/os-release && echo "$PRETTY_NAME"), Linux $(uname -r)"
   echo "compiler=$("${cxx:-c++}" --version | head -1)"
-  echo "build=$("$build/harness/okfbench" --version)"
+  echo "build=$("$build/cli/okfbench" --version)"
   echo "build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt")"
   echo "nice=$(nice)"
   echo "load_start=$(cut -d' ' -f1-3 /proc/loadavg)"

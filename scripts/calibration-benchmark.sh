@@ -30,7 +30,7 @@ SPEC
   "$bin" run "$work/$agent.yaml" --out "$work/run-$agent" \
     --record "$work/rec-$agent" --progress quiet >/dev/null
   stop_agent
-  # 120 questions, 100 held out: a share of 0.83334 holds out exactly 100 (harness/cmd_calibrate.cpp).
+  # 120 questions, 100 held out: a share of 0.83334 holds out exactly 100 (cli/cmd_calibrate.cpp).
   echo "== $agent: calibrated on 20 questions, checked on the 100 others"
   "$bin" calibrate "$work/rec-$agent" --out "$work/$agent-profile.yaml" --bundle "$work/bundle" --holdout 0.83334 |
     grep -E "^(parameter|searches|opens|share|terms|follow|repeated|browse|search k|answer|context answer|tool turns|model calls|  per_message|  mean|total)"

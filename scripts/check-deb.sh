@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build
 [[ "${1:-}" == "--build" ]] && build=${2:?--build needs a folder}
-[[ -x "$build/harness/okfbench" ]] || { echo "check-deb: $build/harness/okfbench is not built" >&2; exit 1; }
+[[ -x "$build/cli/okfbench" ]] || { echo "check-deb: $build/cli/okfbench is not built" >&2; exit 1; }
 
 fail() { echo "check-deb: FAIL: $*" >&2; exit 1; }
 

@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build
 [[ "${1:-}" == "--build" ]] && build="$2"
-okfbench="$build/harness/okfbench"
+okfbench="$build/cli/okfbench"
 [[ -x "$okfbench" ]] || { echo "fuzz-seeds-index-cache: no $okfbench; build first" >&2; exit 1; }
 out=tests/fuzz/corpus/index_cache
 work=$(mktemp -d)

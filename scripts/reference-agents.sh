@@ -8,7 +8,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${2:-$here/build}
-bin=$build/harness/okfbench
+bin=$build/cli/okfbench
 [[ -x $bin ]] || bin=$build/okfbench
 [[ -x $bin ]] || { echo "$1: no okfbench in $build; build it first" >&2; exit 2; }
 work=$(mktemp -d)

@@ -5,7 +5,7 @@
 # statistic and score.
 #   scripts/regress.sh [--verify] [--build DIR] [SPEC...]
 #     --verify     exit 1 when any check fails
-#     --build DIR  build directory holding harness/okfbench (default: build)
+#     --build DIR  build directory holding cli/okfbench (default: build)
 # Reference data: $OKFBENCH_DATA, else ../shared/data beside the checkout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,7 +23,7 @@ while [[ $# -gt 0 ]]; do
 done
 [[ ${#specs[@]} -eq 0 ]] && specs=(datasets/regressions/*.yaml)
 
-okfbench="$build/harness/okfbench"
+okfbench="$build/cli/okfbench"
 if [[ ! -x "$okfbench" ]]; then
   echo "regress.sh: $okfbench not found: build first (cmake --build $build --target okfbench)" >&2
   exit 2

@@ -7,6 +7,6 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j2 --target okfbench >/dev/null
 export OKFBENCH_DATA="${OKFBENCH_DATA:-$(cd .. && pwd)/shared/data}"
 if [[ $# -eq 0 ]]; then
-  exec build/harness/okfbench run
+  exec build/cli/okfbench run
 fi
-exec build/harness/okfbench "$@"
+exec build/cli/okfbench "$@"

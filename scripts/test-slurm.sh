@@ -14,8 +14,8 @@ cd "$(dirname "$0")/.."
 repo=$(pwd)
 build=build
 [[ "${1:-}" == "--build" ]] && build=${2:?--build needs a folder}
-bin=$(cd "$build/harness" 2>/dev/null && pwd)/okfbench
-[[ -x "$bin" ]] || { echo "test-slurm: $build/harness/okfbench is not built" >&2; exit 1; }
+bin=$(cd "$build/cli" 2>/dev/null && pwd)/okfbench
+[[ -x "$bin" ]] || { echo "test-slurm: $build/cli/okfbench is not built" >&2; exit 1; }
 
 # Every wait is bounded; these are generous for a loaded 2-core machine.
 daemon_wait=60      # s for a daemon to answer

@@ -8,11 +8,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build}"
 [[ -d "$build" ]] || cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j2 --target okfbench test_reports test_harness
+cmake --build "$build" -j2 --target okfbench test_reports test_engine test_cli
 OKFBENCH_UPDATE_GOLDEN=1 "$build/tests/test_reports" --gtest_brief=1
 # The CLI goldens: `okfbench grade`, the default experiment's headline and `okfbench show`.
-OKFBENCH_UPDATE_GOLDEN=1 "$build/tests/test_harness" --gtest_brief=1 --gtest_filter='GradeCommand.*Golden:DefaultExperiment.*:ShowCommand.*Golden*'
+OKFBENCH_UPDATE_GOLDEN=1 "$build/tests/test_cli" --gtest_brief=1 --gtest_filter='GradeCommand.*Golden:DefaultExperiment.*:ShowCommand.*Golden*'
 # The command reference, generated from the program itself.
-"$build/harness/okfbench" help --markdown >harness/CLI.md
+"$build/cli/okfbench" help --markdown >cli/CLI.md
+# README.md's picture of the layers, from the libraries' link lists.
+scripts/layers.sh --build "$build"
 
-git status --short tests/golden harness/CLI.md
+git status --short tests/golden cli/CLI.md README.md

@@ -21,9 +21,9 @@
 #include "agents/bundle_tools.hpp"
 #include "agents/sim_model.hpp"
 #include "datasets/generator.hpp"
-#include "harness/runner.hpp"
-#include "harness/spec.hpp"
-#include "harness/store.hpp"
+#include "engine/runner.hpp"
+#include "engine/spec.hpp"
+#include "engine/store.hpp"
 #include "reports/record.hpp"
 #include "retrieval/context.hpp"
 #include "retrieval/search.hpp"
@@ -70,19 +70,19 @@ const retrieval::TokenCounter& counter() {
 
 void BM_DefaultExperiment(benchmark::State& state) {
   const fs::path spec_file = test::source_dir() / "datasets" / "experiments" / "default.yaml";
-  const auto spec = harness::load_spec(spec_file, {"cache_dir=" + cache_dir().string()});
-  harness::RunOptions warm;
+  const auto spec = engine::load_spec(spec_file, {"cache_dir=" + cache_dir().string()});
+  engine::RunOptions warm;
   warm.out_dir = test::fresh_dir("bench-runner-warm");
-  warm.mode = harness::Mode::dry_run;
-  warm.progress = harness::Progress::quiet;
-  harness::run_experiment(spec, warm);  // generates the bundles into the cache, untimed
-  harness::RunResult result;
+  warm.mode = engine::Mode::dry_run;
+  warm.progress = engine::Progress::quiet;
+  engine::run_experiment(spec, warm);  // generates the bundles into the cache, untimed
+  engine::RunResult result;
   double model_ms = 0, retrieval_ms = 0, trial_ms = 0;
   for (auto _ : state) {
-    harness::RunOptions options;
+    engine::RunOptions options;
     options.out_dir = test::fresh_dir("bench-runner-out");
-    options.progress = harness::Progress::quiet;
-    result = harness::run_experiment(spec, options);
+    options.progress = engine::Progress::quiet;
+    result = engine::run_experiment(spec, options);
     for (const auto& r : reports::read_run_dir(options.out_dir).records) {
       model_ms += r.timings.model_ms.value_or(0);
       retrieval_ms += r.timings.retrieval_ms.value_or(0);
@@ -226,7 +226,7 @@ BENCHMARK(BM_SimPolicyOfATrial)->Unit(benchmark::kMicrosecond);
 
 // Storing one finished trial: the SQLite insert (WAL) and the JSONL append.
 void BM_StoreTrial(benchmark::State& state) {
-  auto store = harness::ResultStore::open(test::fresh_dir("bench-runner-store"));
+  auto store = engine::ResultStore::open(test::fresh_dir("bench-runner-store"));
   reports::TrialRecord r;
   r.bundle = "gen-10000";
   r.config.kind = reports::PathKind::agent;

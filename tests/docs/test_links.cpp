@@ -2,7 +2,7 @@
 //   - every relative link of every Markdown file (parsed with cmark-gfm, so
 //     links inside code blocks, which are examples, do not count) names an
 //     existing file or folder, and none leaves the repository;
-//   - every repository path written as inline code (`harness/runner.hpp`)
+//   - every repository path written as inline code (`engine/runner.hpp`)
 //     exists;
 //   - no source file, script or spec cites a design document or a docs/ page
 //     that the repository does not hold.
@@ -141,16 +141,16 @@ TEST(DocsLinks, NoFileCitesADocumentOutsideTheRepository) {
 // The checks themselves: a missing file and a link out of the repository are found.
 TEST(DocsLinks, TheCheckerFindsWhatItLooksFor) {
   const auto refs = references_in(
-      "See [runner](harness/runner.hpp#x), [site](https://example.org), `harness/missing.cpp`, "
+      "See [runner](engine/runner.hpp#x), [site](https://example.org), `engine/missing.cpp`, "
       "`not a path`, `build/x.md`.\n\n```\n[in a block](nowhere.md)\n```\n",
-      {"harness"});
+      {"engine"});
   ASSERT_EQ(refs.size(), 2u);
-  EXPECT_EQ(refs[0].target, "harness/runner.hpp");
+  EXPECT_EQ(refs[0].target, "engine/runner.hpp");
   EXPECT_TRUE(refs[0].link);
-  EXPECT_EQ(refs[1].target, "harness/missing.cpp");
+  EXPECT_EQ(refs[1].target, "engine/missing.cpp");
   EXPECT_FALSE(refs[1].link);
   EXPECT_FALSE(inside_repository(source_dir() / ".." / "elsewhere.md"));
-  EXPECT_TRUE(inside_repository(source_dir() / "harness" / "README.md"));
+  EXPECT_TRUE(inside_repository(source_dir() / "engine" / "README.md"));
 }
 
 }  // namespace

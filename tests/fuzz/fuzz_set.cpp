@@ -1,4 +1,4 @@
-// `okfbench run --set KEY=VALUE` overrides (harness/spec.hpp): each input
+// `okfbench run --set KEY=VALUE` overrides (engine/spec.hpp): each input
 // line is one override, applied to a fixed spec that is valid on its own.
 //
 // Invariants: a malformed override or a bad value it sets is a UsageError
@@ -54,9 +54,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     overrides.emplace_back(text.substr(pos, end - pos));
     pos = end + 1;
   }
-  harness::ExperimentSpec spec;
+  engine::ExperimentSpec spec;
   try {
-    spec = harness::parse_spec(kSpec, "fuzz.yaml", fuzz::spec_dir(), overrides);
+    spec = engine::parse_spec(kSpec, "fuzz.yaml", fuzz::spec_dir(), overrides);
   } catch (const InputError& e) {
     fuzz::check(false, std::string("an override's problem was blamed on the file: ") + e.what());
   } catch (const UsageError& e) {

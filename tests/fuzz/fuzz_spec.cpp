@@ -1,4 +1,4 @@
-// An experiment spec (harness/spec.hpp) from YAML, resolved against a
+// An experiment spec (engine/spec.hpp) from YAML, resolved against a
 // scratch folder laid out like datasets/.
 //
 // Invariants: a bad spec is an InputError or a UsageError, nothing else; an
@@ -13,16 +13,16 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace okfbench;
   const std::string_view text = fuzz::as_text(data, size);
-  harness::ExperimentSpec spec;
+  engine::ExperimentSpec spec;
   try {
-    spec = harness::parse_spec(text, "fuzz.yaml", fuzz::spec_dir());
+    spec = engine::parse_spec(text, "fuzz.yaml", fuzz::spec_dir());
   } catch (const InputError&) {
     return 0;
   } catch (const UsageError&) {
     return 0;
   }
   fuzz::check_spec(spec);
-  fuzz::check(harness::parse_spec(text, "fuzz.yaml", fuzz::spec_dir()).hash == spec.hash,
+  fuzz::check(engine::parse_spec(text, "fuzz.yaml", fuzz::spec_dir()).hash == spec.hash,
               "the same spec text gave two hashes");
   return 0;
 }

@@ -7,8 +7,8 @@
 #include <set>
 #include <string>
 
-#include "harness/limits.hpp"
-#include "harness/spec.hpp"
+#include "engine/limits.hpp"
+#include "engine/spec.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 namespace okfbench::fuzz {
@@ -37,9 +37,9 @@ inline bool within_real(double value, RealRange range) {
   return std::isfinite(value) && value <= range.max && (range.above_min ? value > range.min : value >= range.min);
 }
 
-// The ranges harness/spec.hpp documents, from harness/limits.hpp.
-inline void check_spec(const harness::ExperimentSpec& spec) {
-  namespace limits = harness::limits;
+// The ranges engine/spec.hpp documents, from engine/limits.hpp.
+inline void check_spec(const engine::ExperimentSpec& spec) {
+  namespace limits = engine::limits;
   check(within<std::int64_t>(spec.repeats, limits::repeats), "repeats out of range was accepted");
   check(within<std::int64_t>(spec.concurrency, limits::concurrency), "concurrency out of range was accepted");
   check(within_real(spec.requests_per_minute, limits::requests_per_minute), "requests_per_minute out of range was accepted");
@@ -48,9 +48,9 @@ inline void check_spec(const harness::ExperimentSpec& spec) {
         "max_questions out of range was accepted");
   check(!spec.bundles.empty(), "a spec without bundles was accepted");
   std::set<std::string> names;
-  for (const harness::BundleSource& b : spec.bundles) {
+  for (const engine::BundleSource& b : spec.bundles) {
     check(names.insert(b.name).second, "two bundles share a name");
-    if (b.kind == harness::BundleKind::generated) {
+    if (b.kind == engine::BundleKind::generated) {
       check(within<std::int64_t>(static_cast<std::int64_t>(b.concepts), limits::concepts), "generated concepts out of range");
       check(within<std::int64_t>(static_cast<std::int64_t>(b.layers), limits::layers), "generated layers out of range");
     }

@@ -4,7 +4,7 @@
 // resource, then check what the session log accounted.
 //
 // Run by ctest (tests/CMakeLists.txt) as
-//   OKFBENCH=build/harness/okfbench OKFBENCH_BUNDLE=datasets/bundles/demo OKFBENCH_KB=tests/data/kb \
+//   OKFBENCH=build/cli/okfbench OKFBENCH_BUNDLE=datasets/bundles/demo OKFBENCH_KB=tests/data/kb \
 //   OKFBENCH_TMP=DIR node --test sdk_client.mjs
 // (OKFBENCH_KB holds the sales and support bundles served together in the last test).
 // HTTP servers bind 127.0.0.1 on a port the system picks (--port 0, printed
@@ -156,7 +156,7 @@ for (const surface of ["grafito", "harnessx"]) {
 }
 
 // Two bundles served at once: search without `bundle` ranks both in one
-// index (the order okfbench search gives for them, harness/README.md), every
+// index (the order okfbench search gives for them, engine/README.md), every
 // other tool requires `bundle`, results name their bundle, the instructions
 // list both, and the session log records the search over both as bundle "*".
 test("stdio, several bundles", { timeout: 60_000 }, async () => {

@@ -1,0 +1,365 @@
+#include "engine/git_source.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "core/hash.hpp"
+#include "core/error.hpp"
+
+extern char** environ;
+
+namespace okfbench::engine {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr std::size_t kMaxOutput = 64 * 1024;  // of a git command's messages kept for an error
+constexpr std::size_t kShownOutput = 600;      // of them shown in the error
+
+bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+// USER@HOST:PATH, the scp-like form git accepts for ssh.
+bool scp_form(std::string_view text) {
+  const auto at = text.find('@');
+  const auto colon = text.find(':');
+  const auto slash = text.find('/');
+  return at != std::string_view::npos && colon != std::string_view::npos && at < colon &&
+         (slash == std::string_view::npos || colon < slash);
+}
+
+bool looks_like_git(std::string_view base) {
+  for (std::string_view scheme : {"https://", "http://", "ssh://", "git://", "file://"})
+    if (starts_with(base, scheme)) return true;
+  return scp_form(base) || ends_with(base, ".git");
+}
+
+std::string with_git_suffix(std::string url) {
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  return ends_with(url, ".git") ? url : url + ".git";
+}
+
+// GitHub (/OWNER/REPO/tree/REF/SUB) and GitLab (/GROUP/.../REPO/-/tree/REF/SUB)
+// links: the repository URL, and "REF/SUB" in `rest`.
+std::optional<std::string> tree_link(std::string_view base, std::string& rest) {
+  if (const auto at = base.find("/-/tree/"); at != std::string_view::npos) {
+    rest = std::string(base.substr(at + 8));
+    return with_git_suffix(std::string(base.substr(0, at)));
+  }
+  for (std::string_view host : {"https://github.com/", "http://github.com/"}) {
+    if (!starts_with(base, host)) continue;
+    std::string_view path = base.substr(host.size());  // OWNER/REPO/tree/REF/...
+    const auto owner = path.find('/');
+    const auto repo = owner == std::string_view::npos ? owner : path.find('/', owner + 1);
+    if (repo == std::string_view::npos || path.substr(repo, 6) != "/tree/") return std::nullopt;
+    rest = std::string(path.substr(repo + 6));
+    return with_git_suffix(std::string(base.substr(0, host.size() + repo)));
+  }
+  return std::nullopt;
+}
+
+// "a//b/./c/" -> "a/b/c"; UsageError for a ".." part.
+std::string clean_subdir(std::string_view subdir, std::string_view source) {
+  std::string out;
+  std::size_t start = 0;
+  while (start <= subdir.size()) {
+    std::size_t end = subdir.find('/', start);
+    if (end == std::string_view::npos) end = subdir.size();
+    const std::string_view part = subdir.substr(start, end - start);
+    if (part == "..")
+      throw UsageError(fmt::format("{}: the subdirectory `{}` has a `..` part; name a folder inside the repository",
+                                   source, subdir));
+    if (part.empty() || part == ".") {
+      start = end + 1;
+      continue;
+    }
+    if (!out.empty()) out.push_back('/');
+    out.append(part);
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string repository_name(std::string_view url) {
+  std::string_view rest = url;
+  while (!rest.empty() && rest.back() == '/') rest.remove_suffix(1);
+  if (ends_with(rest, ".git")) rest.remove_suffix(4);
+  const auto cut = rest.find_last_of("/:");
+  return std::string(cut == std::string_view::npos ? rest : rest.substr(cut + 1));
+}
+
+// Characters safe in a file name; the hash beside it keeps names distinct.
+std::string file_name_part(std::string_view name) {
+  std::string out;
+  for (char c : name) {
+    const bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+    out += safe ? c : '_';
+    if (out.size() == 60) break;
+  }
+  return out.empty() || out[0] == '.' ? "repo" + out : out;
+}
+
+struct Ran {
+  bool started = false;
+  bool timed_out = false;
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+  std::string spawn_error;
+};
+
+std::vector<std::string> child_environment() {
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string_view entry(*e);
+    // A caller's repository must not leak into ours (okfbench may run from a git hook).
+    if (starts_with(entry, "GIT_DIR=") || starts_with(entry, "GIT_WORK_TREE=") ||
+        starts_with(entry, "GIT_INDEX_FILE=") || starts_with(entry, "GIT_TERMINAL_PROMPT="))
+      continue;
+    env.emplace_back(entry);
+  }
+  env.emplace_back("GIT_TERMINAL_PROMPT=0");  // fail instead of asking for a password on a terminal
+  return env;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& items) {
+  std::vector<char*> out;
+  for (std::string& s : items) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+// Runs `program args...` with stdin from /dev/null, in its own process group
+// (git starts helpers; a timeout kills them all), collecting its output until
+// it exits or `timeout` passes.
+Ran run_program(const std::string& program, std::vector<std::string> args, std::chrono::milliseconds timeout) {
+  Ran ran;
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    ran.spawn_error = std::strerror(errno);
+    return ran;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  args.insert(args.begin(), program);
+  std::vector<char*> argv = pointers(args);
+  std::vector<std::string> env = child_environment();
+  std::vector<char*> envp = pointers(env);
+  pid_t pid = -1;
+  const int rc = program.find('/') == std::string::npos
+                     ? ::posix_spawnp(&pid, program.c_str(), &actions, &attributes, argv.data(), envp.data())
+                     : ::posix_spawn(&pid, program.c_str(), &actions, &attributes, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  ::close(pipe_fds[1]);
+  if (rc != 0) {
+    ::close(pipe_fds[0]);
+    ran.spawn_error = std::strerror(rc);
+    return ran;
+  }
+  ran.started = true;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      ran.timed_out = true;
+      break;
+    }
+    pollfd readable{pipe_fds[0], POLLIN, 0};
+    const int ready = ::poll(&readable, 1, static_cast<int>(std::min<std::int64_t>(left.count(), 1000)));
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+    char buffer[4096];
+    const ssize_t n = ::read(pipe_fds[0], buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // every writer closed: the program (and its helpers) are done with output
+    if (ran.output.size() < kMaxOutput) ran.output.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(pipe_fds[0]);
+  if (ran.timed_out) ::kill(-pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  ran.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  return ran;
+}
+
+std::string shown(const std::string& output) {
+  std::string text = output;
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  if (text.size() > kShownOutput) text = text.substr(0, kShownOutput) + "...";
+  return text.empty() ? "(no message)" : text;
+}
+
+// Runs one git command; InputError naming `source` when it cannot start, fails or times out.
+std::string git(const GitOptions& options, const GitSource& source, std::string_view verb, std::vector<std::string> args) {
+  const std::string what = fmt::format("git {}", verb);
+  Ran ran = run_program(options.program, std::move(args), options.timeout);
+  if (!ran.started)
+    throw InputError(fmt::format("{}: cannot run `{}` ({}): install git (apt-get install git) or put it on PATH",
+                                 source.text(), options.program, ran.spawn_error));
+  if (ran.timed_out)
+    throw InputError(fmt::format("{}: `{}` did not finish within {} ms; raise --git-timeout (git-timeout in specs) or "
+                                 "check the URL",
+                                 source.text(), what, options.timeout.count()));
+  if (ran.exit_code != 0)
+    throw InputError(fmt::format("{}: `{}` failed (exit {}): {}", source.text(), what, ran.exit_code, shown(ran.output)));
+  return ran.output;
+}
+
+void remove_leftovers(const fs::path& cache, const std::string& key) {
+  std::error_code ec;
+  for (fs::directory_iterator it(cache, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (starts_with(name, key + ".tmp-") || starts_with(name, key + ".old-")) fs::remove_all(it->path(), ec);
+  }
+}
+
+std::string unique_suffix() {
+  static std::atomic<unsigned> counter{0};
+  return fmt::format("{}-{}", ::getpid(), counter++);
+}
+
+// A complete checkout in `tmp`, or an InputError with `tmp` removed.
+void clone_into(const fs::path& tmp, const GitSource& source, const GitOptions& options) {
+  try {
+    git(options, source, "init", {"-c", "init.defaultBranch=okfbench", "init", "-q", "--", tmp.string()});
+    git(options, source, "fetch", {"-C", tmp.string(), "fetch", "-q", "--depth", "1", "--", source.url,
+                          source.ref.empty() ? "HEAD" : source.ref});
+    git(options, source, "checkout", {"-C", tmp.string(), "-c", "advice.detachedHead=false", "checkout", "-q", "FETCH_HEAD"});
+  } catch (...) {
+    std::error_code ec;
+    fs::remove_all(tmp, ec);
+    throw;
+  }
+}
+
+// Renames `tmp` to `dir`, moving an older checkout out of the way first.
+void publish(const fs::path& tmp, const fs::path& dir) {
+  std::error_code ec;
+  const fs::path old = dir.string() + ".old-" + unique_suffix();
+  if (fs::exists(dir)) fs::rename(dir, old, ec);
+  if (!ec) fs::rename(tmp, dir, ec);
+  if (ec) {
+    fs::remove_all(tmp);
+    throw InputError(fmt::format("cannot publish the checkout {}: {}", dir.string(), ec.message()));
+  }
+  fs::remove_all(old, ec);
+}
+
+bool inside(const fs::path& root, const fs::path& path) {
+  const fs::path relative = path.lexically_relative(root);
+  return !relative.empty() && *relative.begin() != "..";
+}
+
+fs::path bundle_folder(const fs::path& checkout, const GitSource& source, const std::string& commit) {
+  const fs::path repo = fs::canonical(checkout);
+  if (source.subdir.empty()) return repo;
+  const fs::path wanted = repo / source.subdir;
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(wanted, ec)))
+    throw InputError(fmt::format("{}: no folder `{}` in the repository at commit {}; check --git-subdir (subdir: in "
+                                 "specs) or the link",
+                                 source.text(), source.subdir, commit.substr(0, 12)));
+  const fs::path resolved = fs::weakly_canonical(wanted, ec);
+  if (ec || !inside(repo, resolved))
+    throw InputError(fmt::format("{}: the subdirectory `{}` resolves outside the repository (a symbolic link); "
+                                 "refusing to load it",
+                                 source.text(), source.subdir));
+  if (!fs::is_directory(resolved))
+    throw InputError(fmt::format("{}: `{}` is not a folder in the repository", source.text(), source.subdir));
+  return resolved;
+}
+
+}  // namespace
+
+std::string GitSource::text() const {
+  if (ref.empty() && subdir.empty()) return url;
+  return url + "#" + ref + (subdir.empty() ? "" : ":" + subdir);
+}
+
+std::string GitSource::default_name() const {
+  if (!subdir.empty()) return subdir.substr(subdir.rfind('/') + 1);
+  return repository_name(url);
+}
+
+std::optional<GitSource> parse_git_source(std::string_view text, std::string_view ref, std::string_view subdir) {
+  const auto hash = text.find('#');
+  const std::string_view base = text.substr(0, hash);
+  if (!looks_like_git(base)) return std::nullopt;
+  GitSource source;
+  std::string rest;
+  if (std::optional<std::string> repo = tree_link(base, rest)) {
+    source.url = *repo;
+    const auto slash = rest.find('/');
+    source.ref = rest.substr(0, slash);
+    if (slash != std::string::npos) source.subdir = rest.substr(slash + 1);
+  } else {
+    source.url = std::string(base);
+  }
+  if (hash != std::string_view::npos) {
+    const std::string_view fragment = text.substr(hash + 1);
+    const auto colon = fragment.find(':');
+    source.ref = std::string(fragment.substr(0, colon));
+    source.subdir = colon == std::string_view::npos ? "" : std::string(fragment.substr(colon + 1));
+  }
+  if (!ref.empty()) source.ref = std::string(ref);
+  if (!subdir.empty()) source.subdir = std::string(subdir);
+  source.subdir = clean_subdir(source.subdir, text);
+  if (repository_name(source.url).empty())
+    throw UsageError(fmt::format("{}: no repository name in the URL; pass a URL such as https://host/owner/repo.git", text));
+  if (starts_with(source.url, "-") || starts_with(source.ref, "-"))
+    throw UsageError(fmt::format("{}: a URL or ref may not start with '-'", text));
+  return source;
+}
+
+fs::path default_git_cache() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "okfbench" / "git";
+  if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "okfbench" / "git";
+  throw InputError("neither XDG_CACHE_HOME nor HOME is set: pass --git-cache DIR for git bundles");
+}
+
+GitCheckout GitCheckout::open(const GitSource& source, const GitOptions& options) {
+  const fs::path cache = options.cache_dir.empty() ? default_git_cache() : options.cache_dir;
+  std::error_code ec;
+  fs::create_directories(cache, ec);
+  if (ec) throw InputError(fmt::format("cannot create the git cache {}: {}", cache.string(), ec.message()));
+  const std::string key =
+      file_name_part(repository_name(source.url)) + "-" + stable_hash(source.url + "\n" + source.ref);
+  FileLock lock = FileLock::acquire_within(cache / (key + ".lock"), options.timeout,
+                                           "another okfbench is cloning or loading " + source.text() +
+                                               "; wait, or raise --git-timeout");
+  remove_leftovers(cache, key);  // of a process that died mid-clone; we hold the lock, so none is in use
+  const fs::path dir = cache / key;
+  const bool clone = options.refresh || !fs::is_directory(dir / ".git");
+  if (clone) {
+    const fs::path tmp = cache / (key + ".tmp-" + unique_suffix());
+    clone_into(tmp, source, options);
+    publish(tmp, dir);
+  }
+  std::string commit = git(options, source, "rev-parse", {"-C", dir.string(), "rev-parse", "HEAD"});
+  while (!commit.empty() && (commit.back() == '\n' || commit.back() == '\r')) commit.pop_back();
+  fs::path root = bundle_folder(dir, source, commit);
+  return GitCheckout(std::move(lock), std::move(root), std::move(commit), clone);
+}
+
+}  // namespace okfbench::engine

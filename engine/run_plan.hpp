@@ -1,0 +1,29 @@
+#pragma once
+// Planning: a spec and its loaded bundles expanded into trials (the order and
+// the keys runner.hpp describes), cut to one shard.
+#include <string>
+#include <vector>
+
+#include "datasets/questions.hpp"
+#include "engine/run_bundles.hpp"
+#include "engine/runner.hpp"
+#include "engine/spec.hpp"
+#include "reports/record.hpp"
+
+namespace okfbench::engine {
+
+// The spec's path configurations crossed with its models and cache models:
+// context configurations first, then agent ones. Throws InputError when no
+// agent tool list fits a surface.
+std::vector<reports::PathConfig> path_configs(const ExperimentSpec& spec);
+
+// The stable key of one trial (see runner.hpp).
+std::string trial_key(const ExperimentSpec& spec, const LoadedBundle& b, const datasets::Question& q,
+                      const reports::PathConfig& c);
+
+// Every trial of `shard`, in plan order. Throws InputError when the whole plan
+// holds more than limits::planned_trials.
+std::vector<PlannedTrial> plan_trials(const ExperimentSpec& spec, const std::vector<LoadedBundle>& bundles,
+                                      const Shard& shard);
+
+}  // namespace okfbench::engine
