@@ -101,4 +101,12 @@ bool accepts_json(std::string_view accept) {
   return false;
 }
 
+bool header_sent(std::string_view head, std::string_view name) {
+  head = head.substr(0, head.find("\r\n\r\n"));
+  std::string wanted = lower(name) + ":";
+  for (std::size_t at = head.find('\n'); at != std::string_view::npos; at = head.find('\n', at + 1))
+    if (lower(head.substr(at + 1, wanted.size())) == wanted) return true;
+  return false;
+}
+
 }  // namespace okfbench::mcp

@@ -30,4 +30,8 @@ bool json_content_type(std::string_view type);
 // header ("") admits everything.
 bool accepts_json(std::string_view accept);
 
+// Whether the request head as sent (request line, headers, "\r\n\r\n")
+// has a header line called `name` (case-insensitive), whatever its value.
+bool header_sent(std::string_view head, std::string_view name);
+
 }  // namespace okfbench::mcp

@@ -50,6 +50,11 @@ constexpr auto kLinger = std::chrono::seconds(1);
 // Set by a handler that answers without reading the body: the unread body
 // would be taken for the next request, so the connection closes after the reply.
 thread_local bool t_close_after_reply = false;
+// The request line and headers of the request this thread is reading, as
+// sent: httplib drops a header with an empty value, and an empty Origin
+// must be refused rather than taken as absent.
+thread_local const std::string* t_request_head = nullptr;
+constexpr std::size_t kMaxHeadKept = 64 * 1024;
 
 void refuse(httplib::Response& res, int status, int code, const std::string& message) {
   res.status = status;
@@ -108,7 +113,10 @@ class DeadlineStream final : public httplib::Stream {
     read_until_ = Clock::now() + deadline;
     write_until_.reset();
     request_bytes_ = 0;
+    head_.clear();
   }
+
+  const std::string& head() const { return head_; }
 
   bool is_readable() const override { return offset_ < size_ || wait_for(sock_, POLLIN, read_until_, stopping_); }
   bool is_writable() const override { return wait_for(sock_, POLLOUT, write_until(), stopping_); }
@@ -119,6 +127,7 @@ class DeadlineStream final : public httplib::Stream {
     std::size_t n = std::min(size, size_ - offset_);
     if (request_bytes_ + n > kMaxRequestBytes) return -1;
     std::memcpy(ptr, buffer_.data() + offset_, n);
+    keep_head(ptr, n);
     offset_ += n;
     request_bytes_ += n;
     return static_cast<ssize_t>(n);
@@ -151,6 +160,11 @@ class DeadlineStream final : public httplib::Stream {
     }
   }
 
+  void keep_head(const char* data, std::size_t n) {
+    if (head_.size() >= kMaxHeadKept || head_.find("\r\n\r\n") != std::string::npos) return;
+    head_.append(data, std::min(n, kMaxHeadKept - head_.size()));
+  }
+
   Clock::time_point write_until() const {
     if (!write_until_) write_until_ = Clock::now() + deadline_;
     return *write_until_;
@@ -175,6 +189,7 @@ class DeadlineStream final : public httplib::Stream {
   Clock::time_point read_until_{};
   mutable std::optional<Clock::time_point> write_until_;
   std::size_t request_bytes_ = 0;
+  std::string head_;
 };
 
 // Ends the sending side, reads (and drops) what the client still sends for
@@ -250,6 +265,7 @@ class DeadlineServer final : public httplib::Server {
   bool process_and_close_socket(socket_t sock) override {
     std::function<bool()> stopping = [this] { return svr_sock_ == INVALID_SOCKET; };
     DeadlineStream stream(sock, stopping);
+    t_request_head = &stream.head();
     bool open = true;
     for (std::size_t left = keep_alive_max_count_;
          open && left > 0 && stream.next_request(std::chrono::seconds(keep_alive_timeout_sec_)); --left) {
@@ -258,6 +274,7 @@ class DeadlineServer final : public httplib::Server {
       bool closed = false;
       open = process_request(stream, left == 1, closed, [](httplib::Request&) {}) && !closed && !t_close_after_reply;
     }
+    t_request_head = nullptr;
     close_gently(sock, stopping);
     return true;
   }
@@ -319,7 +336,8 @@ struct HttpServer::Impl {
                          shown(host), port));
       return false;
     }
-    if (!req.has_header("Origin")) return true;
+    bool empty_origin = !req.has_header("Origin") && t_request_head && header_sent(*t_request_head, "Origin");
+    if (!req.has_header("Origin") && !empty_origin) return true;
     std::string origin = req.get_header_value("Origin");
     if (req.get_header_value_count("Origin") != 1 || !loopback_origin(origin)) {
       refuse(res, 403, jsonrpc::code::invalid_request,

@@ -49,15 +49,16 @@ inline constexpr std::size_t kWorkers = 128;
 inline constexpr const char* kEndpoint = "/mcp";
 
 struct HttpOptions {
-  std::chrono::milliseconds session_idle = std::chrono::minutes(30);
-  std::size_t max_sessions = kMaxSessions;
-  std::chrono::milliseconds request_deadline = std::chrono::seconds(10);
-  std::size_t workers = kWorkers;
+  std::chrono::milliseconds session_idle = std::chrono::minutes(30);     // okfbench mcp --session-timeout
+  std::size_t max_sessions = kMaxSessions;                               // then the least recently used ends
+  std::chrono::milliseconds request_deadline = std::chrono::seconds(10);  // from a request's first byte
+  std::size_t workers = kWorkers;                                        // connections served at once
 };
 
 class HttpServer {
  public:
-  explicit HttpServer(Server& server, HttpOptions options = {});  // `server` must outlive this
+  // `server` must outlive this. UsageError when an option is 0.
+  explicit HttpServer(Server& server, HttpOptions options = {});
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
