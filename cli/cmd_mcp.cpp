@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -31,6 +32,7 @@ struct McpArgs {
   std::string tools;  // comma-separated subset
   std::string transport = "stdio";
   int port = 0;
+  int session_timeout = 1800;  // seconds
   std::string session_log;
   bool allow_write = false;
   std::size_t max_body_chars = 8000;
@@ -87,7 +89,9 @@ int run_mcp(const McpArgs& a) {
     mcp::serve_stdio(server, std::cin, std::cout);
     return 0;
   }
-  mcp::HttpServer http(server);
+  mcp::HttpOptions http_options;
+  http_options.session_idle = std::chrono::seconds(a.session_timeout);
+  mcp::HttpServer http(server, http_options);
   int port = http.start(a.port);
   std::fprintf(stderr, "okfbench mcp: serving %zu bundle(s) at %s; tools: %s\n", served.size(), http.url().c_str(),
                tools.c_str());
@@ -115,6 +119,10 @@ void add_mcp_command(CLI::App& app, Action& action) {
   cmd->add_option("--transport", args->transport, "stdio or http")->capture_default_str();
   cmd->add_option("--port", args->port, "HTTP port on 127.0.0.1; 0 picks a free one and prints it")
       ->check(number_in(engine::limits::port))
+      ->capture_default_str();
+  cmd->add_option("--session-timeout", args->session_timeout,
+                  "HTTP: seconds a session may stay unused before it ends (its next request gets 404)")
+      ->check(number_in(engine::limits::session_timeout_seconds))
       ->capture_default_str();
   cmd->add_option("--session-log", args->session_log, "Append every call's accounting to this JSONL file (okfbench report reads it)");
   cmd->add_flag("--allow-write", args->allow_write, "Offer remember, which writes new concepts into the bundle");

@@ -3,7 +3,7 @@
 // platform- and run-independent, which std::hash is not. It names prompt
 // blocks, cache entries, trial keys and generated files. Not cryptographic:
 // keys that must not collide are also compared in full where they are stored
-// (digests that must resist tampering use SHA-256, retrieval/digest.hpp).
+// (digests that must resist tampering use SHA-256, core/digest.hpp).
 #include <cstdint>
 #include <string>
 #include <string_view>

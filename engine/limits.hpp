@@ -90,6 +90,8 @@ inline constexpr RealRange sim_open_ratio{0, 1};
 
 // mock-server and mcp --port (0 = a free port).
 inline constexpr Int port{0, 65535};
+// mcp --session-timeout: an idle HTTP session ends after this many seconds (a week at most).
+inline constexpr Int session_timeout_seconds{1, 604'800};
 
 // Regression specs: expected scores and their tolerances (every trec_eval
 // measure is at least 0) and index statistics.

@@ -23,6 +23,10 @@ inline constexpr int method_not_found = -32601;  // no such method
 inline constexpr int invalid_params = -32602;    // the method's params are wrong
 inline constexpr int internal_error = -32603;    // the server failed
 inline constexpr int resource_not_found = -32002;  // MCP: resources/read of an unknown URI
+// An implementation-defined server error (JSON-RPC reserves -32000 to
+// -32099): a batch's replies reached kMaxBatchReplyBytes, so this element's
+// result is not sent.
+inline constexpr int reply_too_large = -32000;
 }  // namespace code
 
 // Limits on what one client message may be. A real message is a few hundred
@@ -30,6 +34,9 @@ inline constexpr int resource_not_found = -32002;  // MCP: resources/read of an 
 // hostile client from making the server hold or walk unbounded input.
 inline constexpr std::size_t kMaxMessageBytes = std::size_t{4} << 20;
 inline constexpr std::size_t kMaxBatch = 32;     // messages in one batch (protocols that allow batches)
+// The replies of one batch: a batch of 32 resources/read calls is a few
+// kilobytes and could otherwise ask for 32 whole concepts at once.
+inline constexpr std::size_t kMaxBatchReplyBytes = std::size_t{8} << 20;
 inline constexpr std::size_t kMaxIdBytes = 256;  // a string id; clients send counters or UUIDs
 inline constexpr std::size_t kMaxDepth = 64;     // nesting of arrays and objects in one message
 

@@ -406,30 +406,68 @@ struct Server::Impl {
     }
   }
 
-  std::optional<json> handle(std::string_view text, Session& session) {
+  std::optional<std::string> handle(std::string_view text, Session& session) {
     auto parsed = jsonrpc::parse(text);
-    if (auto* e = std::get_if<Error>(&parsed)) return failure(nullptr, "", *e, session);
+    if (auto* e = std::get_if<Error>(&parsed)) return json_text(failure(nullptr, "", *e, session));
     const json& value = std::get<json>(parsed);
-    if (!value.is_array()) return one(value, session, false);
-    if (value.empty()) return failure(nullptr, "", Error{code::invalid_request, "an empty batch"}, session);
+    if (!value.is_array()) {
+      std::optional<json> reply = one(value, session, false);
+      if (!reply) return std::nullopt;
+      return json_text(*reply);
+    }
+    if (value.empty()) return json_text(failure(nullptr, "", Error{code::invalid_request, "an empty batch"}, session));
     if (!batches_allowed(session.protocol_version))
-      return failure(nullptr, "",
+      return json_text(failure(nullptr, "",
                      Error{code::invalid_request,
                            session.protocol_version.empty()
                                ? std::string("a batch before initialize: send initialize on its own")
                                : fmt::format("protocol {} has no JSON-RPC batches: send one message at a time",
                                              session.protocol_version)},
-                     session);
+                     session));
     if (value.size() > jsonrpc::kMaxBatch)
-      return failure(nullptr, "",
-                     Error{code::invalid_request,
-                           fmt::format("a batch of {} messages: at most {}", value.size(), jsonrpc::kMaxBatch)},
-                     session);
-    json replies = json::array();
-    for (const json& item : value)
-      if (std::optional<json> reply = one(item, session, true)) replies.push_back(std::move(*reply));
-    if (replies.empty()) return std::nullopt;
-    return replies;
+      return json_text(failure(nullptr, "",
+                               Error{code::invalid_request,
+                                     fmt::format("a batch of {} messages: at most {}", value.size(), jsonrpc::kMaxBatch)},
+                               session));
+    return batch(value, session);
+  }
+
+  // A batch's replies, in order, while they stay within kMaxBatchReplyBytes.
+  // The element whose reply would pass the bound ran, but is answered with
+  // reply_too_large instead; the elements after it are not run and get the
+  // same error (notifications, as ever, nothing).
+  std::optional<std::string> batch(const json& items, Session& session) {
+    std::string out;
+    bool full = false;
+    for (const json& item : items) {
+      std::optional<json> reply =
+          full ? beyond_bound(item, session, fmt::format("not run: the batch's replies reached {} bytes; send it again "
+                                                         "on its own or in a smaller batch",
+                                                         jsonrpc::kMaxBatchReplyBytes))
+               : one(item, session, true);
+      if (!reply) continue;
+      std::string text = json_text(*reply);
+      if (!full && out.size() + text.size() + 2 > jsonrpc::kMaxBatchReplyBytes) {
+        full = true;
+        text = json_text(*beyond_bound(item, session,
+                                       fmt::format("it ran, but its reply of {} bytes would take the batch's replies "
+                                                   "past {} bytes; send it again on its own to read its result",
+                                                   text.size(), jsonrpc::kMaxBatchReplyBytes)));
+      }
+      out += (out.empty() ? "[" : ",") + text;
+    }
+    if (out.empty()) return std::nullopt;
+    return out + "]";
+  }
+
+  // reply_too_large for a request of a batch past its bound; nothing for a
+  // notification; an invalid element's own error.
+  std::optional<json> beyond_bound(const json& item, Session& session, const std::string& why) {
+    auto checked = jsonrpc::check(item);
+    if (auto* bad = std::get_if<jsonrpc::Invalid>(&checked)) return failure(bad->id, "", bad->error, session);
+    const jsonrpc::Message& m = std::get<jsonrpc::Message>(checked);
+    if (m.kind != jsonrpc::Kind::request) return std::nullopt;
+    return failure(m.id, m.method, Error{code::reply_too_large, why}, session);
   }
 
   ServerOptions options;
@@ -449,9 +487,7 @@ Server::~Server() = default;
 
 std::optional<std::string> Server::handle(std::string_view text, Session& session) {
   std::lock_guard lock(impl_->mutex);
-  std::optional<json> reply = impl_->handle(text, session);
-  if (!reply) return std::nullopt;
-  return json_text(*reply);
+  return impl_->handle(text, session);
 }
 
 std::vector<std::string> Server::tool_names() const { return impl_->names; }

@@ -265,6 +265,35 @@ TEST(McpServer, BatchAbuseIsRefused) {
   EXPECT_TRUE(d.send(json::array({{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}})).is_null());
 }
 
+// A few kilobytes of batch asked for 32 whole concepts: 105 MB of reply.
+TEST(McpServer, ABatchReplyIsBoundedAndTheCallsPastTheBoundGetErrors) {
+  std::filesystem::path root = demo_copy();
+  std::string body;
+  while (body.size() < (std::size_t{1} << 20)) body += "a long runbook line of words\n";
+  std::ofstream(root / "runbooks" / "huge.md") << "---\ntype: Playbook\ntitle: Huge\ndescription: A long one.\n---\n"
+                                               << body;
+  Demo d({}, root, false);
+  d.initialize("2025-03-26");
+  json batch = json::array();
+  for (std::size_t i = 0; i < jsonrpc::kMaxBatch; ++i)
+    batch.push_back(request(static_cast<int>(i), "resources/read", {{"uri", "okf://demo/runbooks/huge"}}));
+  std::optional<std::string> text = d.server->handle(batch.dump(), d.session);
+  ASSERT_TRUE(text);
+  EXPECT_LE(text->size(), jsonrpc::kMaxBatchReplyBytes + jsonrpc::kMaxBatch * 512);
+  json replies = json::parse(*text);
+  ASSERT_EQ(replies.size(), jsonrpc::kMaxBatch);
+  std::size_t answered = 0;
+  while (answered < replies.size() && replies[answered].contains("result")) ++answered;
+  EXPECT_GE(answered, 4u);  // each reply is a little over 1 MiB
+  EXPECT_LT(answered, 8u);
+  for (std::size_t i = answered; i < replies.size(); ++i) {
+    EXPECT_EQ(replies[i]["id"], static_cast<int>(i));
+    EXPECT_EQ(error_code(replies[i]), jsonrpc::code::reply_too_large) << i;
+  }
+  EXPECT_NE(replies[answered]["error"]["message"].get<std::string>().find("it ran"), std::string::npos);
+  EXPECT_EQ(d.call("ping")["result"], json::object());  // the session goes on
+}
+
 // Several bundles: the tools are MultiBundleTools' (search takes `bundle`
 // optionally and otherwise searches one index over both; every other tool
 // requires it; results name their bundle), and the instructions say so.
