@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "datasets/questions.hpp"
+#include "retrieval/atomic_file.hpp"
 #include "retrieval/error.hpp"
 
 namespace okfbench::datasets {
@@ -74,9 +75,7 @@ fs::path prepare_out(const fs::path& out) {
 }
 
 void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) throw InputError(path.string() + ": cannot write the file");
+  write_file_atomically(path, text);
 }
 
 void write_concept(const fs::path& bundle, const std::string& id, const Fields& fields, std::string_view body) {

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "retrieval/atomic_file.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/qualified_id.hpp"
 #include "retrieval/search.hpp"
@@ -288,9 +289,7 @@ std::string to_yaml(const QuestionSet& set) {
 
 void save_questions(const QuestionSet& set, const fs::path& path) {
   if (path.has_parent_path()) fs::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary);
-  out << to_yaml(set);
-  if (!out) throw InputError(path.string() + ": cannot write the question set");
+  write_file_atomically(path, to_yaml(set));
 }
 
 void check_concepts(const QuestionSet& set, const retrieval::Bundle& bundle) {

@@ -14,6 +14,7 @@
 #include "reports/html.hpp"
 #include "reports/summary.hpp"
 #include "reports/writers.hpp"
+#include "retrieval/atomic_file.hpp"
 #include "retrieval/error.hpp"
 
 namespace okfbench::reports {
@@ -42,15 +43,6 @@ void write_one(ReportFormat format, const RunManifest& manifest, const std::vect
   }
 }
 
-// Whatever fails, the temporary file goes: a failed write leaves the old file
-// (or none), never a stray .tmp beside it.
-[[noreturn]] void fail_write(const std::filesystem::path& path, const std::filesystem::path& temp,
-                             const std::string& why) {
-  std::error_code ignored;
-  std::filesystem::remove(temp, ignored);
-  throw InputError(fmt::format("{}: cannot write: {}", path.string(), why));
-}
-
 }  // namespace
 
 std::span<const ReportFormat> all_report_formats() { return kAllFormats; }
@@ -74,20 +66,7 @@ std::vector<ReportFormat> parse_report_formats(std::string_view list) {
 }
 
 void write_text_atomically(const std::filesystem::path& path, std::string_view text) {
-  auto temp = path;
-  temp += ".tmp";
-  std::FILE* out = std::fopen(temp.c_str(), "wb");
-  if (!out) fail_write(path, temp, fmt::format("{} (check that the folder exists and is writable)", std::strerror(errno)));
-  bool written = std::fwrite(text.data(), 1, text.size(), out) == text.size() && std::fflush(out) == 0;
-  int write_errno = errno;
-  if (std::fclose(out) != 0 && written) {
-    written = false;
-    write_errno = errno;
-  }
-  if (!written) fail_write(path, temp, fmt::format("{} (is the disk full?)", std::strerror(write_errno)));
-  std::error_code ec;
-  std::filesystem::rename(temp, path, ec);
-  if (ec) fail_write(path, temp, fmt::format("cannot rename {} into place: {}", temp.filename().string(), ec.message()));
+  write_file_atomically(path, text);  // retrieval/atomic_file.hpp
 }
 
 std::vector<std::filesystem::path> write_report_files(const RunManifest& manifest,

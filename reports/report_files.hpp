@@ -34,9 +34,11 @@ std::vector<std::filesystem::path> write_report_files(const RunManifest& manifes
                                                       std::span<const ReportFormat> formats,
                                                       const std::filesystem::path& out_dir);
 
-// Writes `text` to `path` atomically (PATH.tmp beside it, then rename). On any
-// failure (no such folder, a full disk, a directory in the way) PATH.tmp is
-// removed and InputError names PATH and the reason.
+// Writes `text` to `path` atomically (PATH.tmp-PID-N beside it, then rename;
+// retrieval/atomic_file.hpp). On any failure (no such folder, a full disk, a
+// directory in the way) the temporary file is removed and InputError names
+// PATH and the reason. A target that is not a regular file (/dev/full) is
+// written in place, every write checked.
 void write_text_atomically(const std::filesystem::path& path, std::string_view text);
 
 }  // namespace okfbench::reports

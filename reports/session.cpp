@@ -11,6 +11,7 @@
 #include "reports/format.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/json_text.hpp"
+#include "retrieval/regular_file.hpp"
 
 namespace okfbench::reports {
 namespace {
@@ -147,6 +148,7 @@ SessionEvent session_event_from_json_text(std::string_view text, std::string_vie
 }
 
 std::vector<SessionEvent> read_session_log(const std::filesystem::path& path) {
+  const RegularFile file(path);  // a FIFO is refused, never waited on
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot be read; check that the path exists", path.string()));
   std::vector<SessionEvent> events;

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "retrieval/atomic_file.hpp"
 #include "retrieval/error.hpp"
 #include "retrieval/fields.hpp"
 
@@ -147,10 +148,7 @@ void write_run(std::ostream& out, const Run& run) {
 void write_run_file(const std::filesystem::path& path, const Run& run) {
   std::ostringstream text;
   write_run(text, run);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw InputError(fmt::format("cannot write run file '{}': check the directory exists", path.string()));
-  out << text.str();
-  if (!out.flush()) throw InputError(fmt::format("failed writing run file '{}'", path.string()));
+  write_file_atomically(path, text.str());
 }
 
 }  // namespace okfbench::reports
