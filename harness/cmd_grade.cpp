@@ -44,8 +44,8 @@ namespace fs = std::filesystem;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// The documented cache folder (as the git and index caches): only a
-// provider judge writes there, and only when it is asked to grade.
+// The documented cache folder (as the git and index caches), not a folder
+// made silently in the working directory; only a judge writes there.
 fs::path default_judge_cache() {
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "okfbench" / "judge-responses.sqlite";
   if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "okfbench" / "judge-responses.sqlite";
@@ -125,7 +125,7 @@ std::vector<reports::Grader> graders_of(const GradeArgs& a) {
     if (g.starts_with("judge:")) {
       if (judge) throw UsageError("--grader judge:MODEL is given twice; use one judge (and --votes N)");
       judge = harness::JudgeSettings{g.substr(6), a.votes, 
-                                     a.judge_cache.empty() && g.substr(6) != "sim" ? default_judge_cache() : fs::path(a.judge_cache)};
+                                     a.judge_cache.empty() ? default_judge_cache() : fs::path(a.judge_cache)};
       names.push_back("judge");
     } else if (g == "judge") {
       throw UsageError("--grader judge needs a model: judge:sim, judge:openai:MODEL or judge:anthropic:MODEL");
@@ -305,8 +305,7 @@ void add_grade_command(CLI::App& app, Action& action) {
       ->capture_default_str()
       ->check(number_in(harness::limits::judge_votes));
   cmd->add_option("--judge-cache", args->judge_cache,
-                  "Response cache of a provider judge's replies (SQLite; default $XDG_CACHE_HOME/okfbench/judge-responses.sqlite; "
-                  "judge:sim keeps none)");
+                  "Response cache of judge replies (SQLite; default $XDG_CACHE_HOME/okfbench/judge-responses.sqlite)");
   cmd->add_option("--pricing", args->pricing, "Pricing table for the judge's cost (default: share/okfbench/pricing.yaml)");
   cmd->add_flag("--json", args->json, "Print {\"grades\": [...], \"summary\": {...}} instead of Markdown");
   cmd->callback([args, &action] { action = [args] { return run_grade(*args); }; });

@@ -25,9 +25,7 @@ reports::JudgeReply ask(const JudgeSettings& s, const retrieval::TokenCounter* c
   agents::ModelOptions options;
   options.sim = judging_sim({});
   options.counter = counter;
-  // sim is offline and deterministic: a cache of its replies saves nothing
-  // and used to keep whole answers (50 MB ones too) in a file made silently.
-  if (s.model != "sim") options.cache_db = s.cache_db;
+  options.cache_db = s.cache_db;
   options.repeat_index = vote;
   const std::unique_ptr<agents::ChatModel> model = agents::make_model(s.model, options);
   agents::ChatRequest request;

@@ -22,7 +22,7 @@ namespace okfbench::harness {
 struct JudgeSettings {
   std::string model = "sim";
   int votes = 1;
-  std::filesystem::path cache_db;  // response cache of a provider judge; "" = none; sim never uses one
+  std::filesystem::path cache_db;  // response cache; "" = none
 };
 
 // sim, openai:MODEL or anthropic:MODEL.
