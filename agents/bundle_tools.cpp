@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "retrieval/computation.hpp"
 #include "core/error.hpp"
 #include "core/json_text.hpp"
+#include "retrieval/computation.hpp"
 #include "retrieval/utf8.hpp"
 
 namespace okfbench::agents {
@@ -29,7 +29,7 @@ class Args {
   Args(std::string_view tool, std::string_view text) : tool_(tool) {
     json_ = json::parse(text.empty() ? std::string_view("{}") : text, nullptr, false);
     if (json_.is_discarded() || !json_.is_object())
-      throw ToolFailure{fmt::format("{}: arguments must be a JSON object, got: {}", tool, text.substr(0, 200))};
+      throw ToolFailure{fmt::format("{}: arguments must be a JSON object, got: {}", tool, retrieval::echoed(text))};
   }
   std::optional<std::string> text(const char* key) const {
     auto it = json_.find(key);
@@ -73,7 +73,7 @@ std::string path_of(const Concept& c) { return "/" + c.path; }
 
 const Concept& concept_or_fail(const Bundle& bundle, const std::string& reference) {
   const Concept* c = bundle.lookup(reference);
-  if (!c) throw ToolFailure{fmt::format("Concept not found: {}", reference)};
+  if (!c) throw ToolFailure{fmt::format("Concept not found: {}", retrieval::echoed(reference))};
   return *c;
 }
 
@@ -297,7 +297,7 @@ struct BundleTools::Impl {
     if (!listing) {
       std::string layers;
       for (const auto& [name, count] : bundle.layers()) layers += (layers.empty() ? "" : ", ") + name;
-      throw ToolFailure{fmt::format("no directory '{}' in the bundle; top-level layers: {}", layer, layers)};
+      throw ToolFailure{fmt::format("no directory '{}' in the bundle; top-level layers: {}", retrieval::echoed(layer), layers)};
     }
     json concepts = json::array();
     for (const retrieval::IndexEntry& e : listing->concepts)
@@ -364,7 +364,7 @@ struct BundleTools::Impl {
     const Concept& c = eligible_or_fail(a.required("concept_id"));
     std::string direction = a.text("direction").value_or("out");
     if (direction != "out" && direction != "in")
-      throw ToolFailure{fmt::format("follow: direction must be \"out\" or \"in\", got \"{}\"", direction)};
+      throw ToolFailure{fmt::format("follow: direction must be \"out\" or \"in\", got \"{}\"", retrieval::echoed(direction))};
     auto neighbors = bundle.neighbors(c.id, direction == "out" ? retrieval::Direction::out : retrieval::Direction::in,
                                       a.text("type").value_or(""));
     json out = json::array();
@@ -447,7 +447,7 @@ struct BundleTools::Impl {
     std::string text;
     for (const retrieval::LogEntry& e : bundle.history())
       if (e.scope == scope) text += fmt::format("{} {}: {}\n", e.date, e.kind, e.text);
-    if (text.empty()) throw ToolFailure{fmt::format("Concept not found: {}", path)};
+    if (text.empty()) throw ToolFailure{fmt::format("Concept not found: {}", retrieval::echoed(path))};
     return fmt::format("# Log of /{}\n---\n{}", scope.empty() ? "" : scope + "/", text);
   }
 
@@ -460,7 +460,7 @@ struct BundleTools::Impl {
     if (path.ends_with("log.md")) return read_log(path);
     if (std::optional<retrieval::LayerIndex> listing = visible_index(path))
       return fmt::format("# Index of /{}\n---\n", listing->layer) + cut_text(listing->text, budget, hint);
-    throw ToolFailure{fmt::format("Concept not found: {}", path)};
+    throw ToolFailure{fmt::format("Concept not found: {}", retrieval::echoed(path))};
   }
 
   std::string get_neighbors(const Args& a) const {
@@ -494,7 +494,7 @@ struct BundleTools::Impl {
     if (name == "search_concepts") return search_concepts(a);
     if (name == "read_concept") return read_concept(a);
     if (name == "get_neighbors") return get_neighbors(a);
-    throw ToolFailure{fmt::format("unknown tool '{}'", name)};
+    throw ToolFailure{fmt::format("unknown tool '{}'", retrieval::echoed(name))};
   }
 
   Bundle& bundle;
@@ -540,15 +540,15 @@ ToolResult BundleTools::call(std::string_view name, std::string_view arguments) 
   if (!on) {
     std::string names;
     for (const ToolSpec& s : enabled) names += (names.empty() ? "" : ", ") + s.name;
-    return tool_error(fmt::format("tool '{}' is not enabled; enabled tools: {}", name, names));
+    return tool_error(fmt::format("tool '{}' is not enabled; enabled tools: {}", retrieval::echoed(name), names));
   }
   try {
     Args args(name, arguments);
-    return ToolResult{impl_->dispatch(name, args), ""};
+    return ToolResult{retrieval::printable(impl_->dispatch(name, args)), ""};
   } catch (const ToolFailure& f) {
     return tool_error(f.message);
   } catch (const std::exception& e) {  // last line of defence: a tool call never ends the agent's run
-    return tool_error(fmt::format("{}: {}", name, retrieval::escape_invalid_utf8(e.what())));
+    return tool_error(fmt::format("{}: {}", name, retrieval::echoed(e.what(), 2000)));
   }
 }
 

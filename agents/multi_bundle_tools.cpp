@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/json_text.hpp"
+#include "retrieval/utf8.hpp"
 
 namespace okfbench::agents {
 namespace {
@@ -80,7 +81,7 @@ struct MultiBundleTools::Impl {
   ToolResult call(std::string_view name, std::string_view arguments) {
     json args = json::parse(arguments.empty() ? std::string_view("{}") : arguments, nullptr, false);
     if (args.is_discarded() || !args.is_object())
-      return tool_error(fmt::format("{}: arguments must be a JSON object, got: {}", name, arguments.substr(0, 200)));
+      return tool_error(fmt::format("{}: arguments must be a JSON object, got: {}", name, retrieval::echoed(arguments)));
     auto it = args.find("bundle");
     if (it != args.end() && !it->is_null() && !it->is_string())
       return tool_error(fmt::format("{}: 'bundle' must be a string, one of: {}", name, names()));
@@ -91,7 +92,7 @@ struct MultiBundleTools::Impl {
       return tool_error(
           fmt::format("{}: 'bundle' is required when several bundles are loaded; one of: {}", name, names()));
     const std::optional<std::size_t> at = find(bundle);
-    if (!at) return tool_error(fmt::format("Unknown bundle '{}'; loaded bundles: {}", bundle, names()));
+    if (!at) return tool_error(fmt::format("Unknown bundle '{}'; loaded bundles: {}", retrieval::echoed(bundle), names()));
     ToolResult result = tools[*at]->call(name, args.dump());
     if (!result.error.empty()) return result;
     if (name == "remember") index_all();  // the combined index must know the new concept

@@ -184,7 +184,11 @@ SimOptions parse_sim_profile(std::string_view yaml, std::string_view file_name, 
   } catch (const YAML::Exception& e) {
     throw InputError(fmt::format("{}:{}: not a YAML profile: {}", file_name, e.mark.line + 1, e.msg));
   }
-  if (root.IsNull()) return base;  // an empty file is the default profile
+  // An empty file is what a failed write (a full disk) used to leave; read as
+  // the default it made a run measure the wrong behaviour without a word.
+  if (root.IsNull())
+    throw InputError(fmt::format("{}: the sim profile is empty (was it cut short by a failed write?); write `{{}}` for "
+                                 "the default profile, or fit one again with okfbench calibrate", file_name));
   if (!root.IsMap()) r.fail(root, "profile", "expected a mapping of profile keys (agents/README.md, \"Behaviour profiles\")");
   read_profile(r, root, base);
   return base;

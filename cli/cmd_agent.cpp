@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -12,17 +13,18 @@
 #include "agents/bundle_tools.hpp"
 #include "agents/models.hpp"
 #include "agents/multi_bundle_tools.hpp"
-#include "engine/bundle_source.hpp"
 #include "cli/commands.hpp"
 #include "cli/keep_until_exit.hpp"
+#include "core/error.hpp"
+#include "core/json_text.hpp"
+#include "engine/bundle_source.hpp"
 #include "engine/limits.hpp"
 #include "engine/number_option.hpp"
 #include "engine/search_flags.hpp"
 #include "engine/selection_flags.hpp"
+#include "engine/spec.hpp"
 #include "engine/trial_model.hpp"
 #include "reports/trial_metrics.hpp"
-#include "core/error.hpp"
-#include "core/json_text.hpp"
 #include "retrieval/tokens.hpp"
 
 namespace okfbench::cli {
@@ -36,6 +38,11 @@ struct AgentArgs {
   std::string surface = "grafito";
   std::string profile = "okf";
   int max_turns = 12;
+  // The same deadlines as a spec's model entry (engine/spec.hpp): a hung
+  // server used to hold `agent` for 10-15 minutes.
+  double connect_timeout_s = engine::kDefaultConnectTimeoutSeconds;
+  double timeout_s = engine::kDefaultRequestTimeoutSeconds;
+  double trial_timeout_s = engine::kDefaultTrialDeadlineSeconds;
   std::string cache_model = "none";
   std::string base_url;
   std::string api_key;
@@ -202,6 +209,12 @@ int run_agent_command(const AgentArgs& a) {
   model_options.counter = counter.get();
   model_options.endpoint.base_url = a.base_url;
   model_options.endpoint.api_key = a.api_key;
+  model_options.endpoint.retry.connect_timeout_seconds = a.connect_timeout_s;
+  model_options.endpoint.retry.timeout_seconds = a.timeout_s;
+  // Every model call of the question, retries and waits included, ends by then.
+  model_options.endpoint.retry.deadline_at =
+      std::chrono::steady_clock::now() +
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(a.trial_timeout_s));
   model_options.record = a.record;
   model_options.cache_db = a.cache_db;
   std::unique_ptr<agents::ChatModel> model = agents::make_model(a.model, model_options);
@@ -279,6 +292,16 @@ void add_agent_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_option("--max-turns", args->max_turns, "Model calls before giving up")
       ->check(number_in(engine::limits::max_turns))
+      ->capture_default_str();
+  cmd->add_option("--connect-timeout-s", args->connect_timeout_s, "Seconds per connection attempt to the provider")
+      ->check(number_in(engine::limits::model_timeout_seconds))
+      ->capture_default_str();
+  cmd->add_option("--timeout-s", args->timeout_s, "Seconds per HTTP attempt (a spec's request_timeout_seconds)")
+      ->check(number_in(engine::limits::model_timeout_seconds))
+      ->capture_default_str();
+  cmd->add_option("--trial-timeout-s", args->trial_timeout_s,
+                  "Seconds for all the question's model calls, retries and waits included (a spec's trial_deadline_seconds)")
+      ->check(number_in(engine::limits::model_timeout_seconds))
       ->capture_default_str();
   cmd->add_option("--cache-model", args->cache_model,
                   "Prompt cache the sim simulates (none, openai, anthropic); anthropic also sends cache breakpoints")

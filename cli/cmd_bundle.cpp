@@ -19,18 +19,18 @@
 #include <nlohmann/json.hpp>
 
 #include "agents/bundle_tools.hpp"
-#include "engine/bundle_source.hpp"
 #include "cli/commands.hpp"
 #include "cli/keep_until_exit.hpp"
+#include "core/error.hpp"
+#include "core/json_text.hpp"
+#include "engine/bundle_source.hpp"
 #include "engine/limits.hpp"
 #include "engine/number_option.hpp"
 #include "engine/selection_flags.hpp"
 #include "retrieval/bundle.hpp"
 #include "retrieval/computation.hpp"
-#include "core/error.hpp"
 #include "retrieval/expertise.hpp"
 #include "retrieval/index_cache.hpp"
-#include "core/json_text.hpp"
 #include "retrieval/usage.hpp"
 #include "retrieval/utf8.hpp"
 
@@ -254,7 +254,7 @@ void print_validate_text(const BundleArgs& args, const Bundle& bundle, const Rep
   if (r.expertise) print_expertise_text(*r.expertise);
   for (const Concept& item : bundle.concepts())
     for (const retrieval::Link& link : item.links)
-      if (!link.resolved) std::printf("broken link: %s:%d: %s\n", item.path.c_str(), link.line, link.raw.c_str());
+      if (!link.resolved) std::printf("broken link: %s:%d: %s\n", item.path.c_str(), link.line, retrieval::printable(link.raw).c_str());
   for (const retrieval::Diagnostic& d : bundle.diagnostics())
     std::printf("%s:%d: %s: %s\n", d.path.c_str(), d.line, std::string(retrieval::to_string(d.severity)).c_str(),
                 d.message.c_str());
@@ -377,7 +377,7 @@ void print_concept_text(const Concept& item, const std::string& now) {
     std::printf("source: %s%s\n", s.title.empty() ? "" : (s.title + ": ").c_str(), retrieval::source_text(s).c_str());
   if (std::optional<retrieval::ComputationContract> contract = retrieval::computation_contract(item))
     std::printf("%s", retrieval::contract_lines(*contract).c_str());
-  std::printf("\n%s", item.body.c_str());
+  std::printf("\n%s", retrieval::printable(item.body).c_str());  // a NUL or CR in the body never cuts or rewrites a line
   if (!item.body.empty() && item.body.back() != '\n') std::printf("\n");
 }
 

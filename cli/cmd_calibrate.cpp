@@ -9,13 +9,14 @@
 #include <memory>
 
 #include "agents/sim_profile_file.hpp"
-#include "engine/calibrate.hpp"
 #include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/json_text.hpp"
+#include "engine/calibrate.hpp"
 #include "engine/limits.hpp"
 #include "engine/number_option.hpp"
 #include "engine/spec.hpp"
-#include "core/error.hpp"
-#include "core/json_text.hpp"
 #include "retrieval/tokens.hpp"
 
 namespace okfbench::cli {
@@ -171,12 +172,8 @@ int calibrate(const CalibrateArgs& a) {
   const std::string comment = fmt::format(
       "okfbench sim profile, fitted by okfbench calibrate on {} conversation(s) from {} cassette(s){}",
       fit_set.size(), rec.files, a.model.empty() ? "" : ", model " + a.model);
-  {
-    std::ofstream out(a.out, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(fmt::format("cannot write the profile {}: check the folder exists", a.out));
-    out << agents::sim_profile_yaml(fit.options, comment);
-    if (!out) throw InputError(fmt::format("cannot write the profile {}", a.out));
-  }
+  // Checked and atomic: a full disk used to leave an empty profile that sim: read as the default.
+  write_atomically(a.out, agents::sim_profile_yaml(fit.options, comment));
   if (a.json) {
     std::printf("%s\n", json_text(to_json(fit, rows, in_sample, a.out, a.check_with)).c_str());
   } else {

@@ -7,11 +7,12 @@
 #include <fstream>
 #include <memory>
 
-#include "datasets/generator.hpp"
 #include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "datasets/generator.hpp"
 #include "engine/limits.hpp"
 #include "engine/number_option.hpp"
-#include "core/error.hpp"
 
 namespace okfbench::cli {
 namespace {
@@ -27,10 +28,7 @@ int run_gen(const GenArgs& args) {
   const auto summary = datasets::generate_bundle(args.options, args.out);
   const std::filesystem::path questions =
       args.questions_path.empty() ? std::filesystem::path(args.out) / "questions.yaml" : std::filesystem::path(args.questions_path);
-  std::ofstream file(questions, std::ios::binary);
-  file << datasets::questions_to_yaml(summary.questions, args.options);
-  file.close();
-  if (!file) throw InputError(fmt::format("cannot write the question set to {}", questions.string()));
+  write_atomically(questions, datasets::questions_to_yaml(summary.questions, args.options));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("%s\n", fmt::format("wrote {} concepts ({} links, {} broken), {} directories, {} files, {:.1f} MB to {} in {:.2f} s",
                                   summary.concepts, summary.links, summary.broken_links, summary.directories,

@@ -14,13 +14,17 @@
 #include <fmt/ranges.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "datasets/questions.hpp"
 #include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "core/json_text.hpp"
+#include "datasets/questions.hpp"
 #include "engine/data_files.hpp"
 #include "engine/judge.hpp"
 #include "engine/limits.hpp"
@@ -31,14 +35,22 @@
 #include "reports/pricing.hpp"
 #include "reports/summary.hpp"
 #include "retrieval/bundle.hpp"
-#include "core/error.hpp"
-#include "core/json_text.hpp"
 
 namespace okfbench::cli {
 namespace {
 
 namespace fs = std::filesystem;
+
+namespace fs = std::filesystem;
 using nlohmann::json;
+
+// The documented cache folder (as the git and index caches), not a folder
+// made silently in the working directory; only a judge writes there.
+fs::path default_judge_cache() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "okfbench" / "judge-responses.sqlite";
+  if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "okfbench" / "judge-responses.sqlite";
+  throw InputError("neither XDG_CACHE_HOME nor HOME is set: pass --judge-cache FILE for the judge's response cache");
+}
 
 struct GradeArgs {
   std::string questions;
@@ -46,7 +58,7 @@ struct GradeArgs {
   std::vector<std::string> graders;
   std::string bundle;
   int votes = 1;
-  std::string judge_cache = "okfbench-out/cache/judge-responses.sqlite";
+  std::string judge_cache;  // "" = default_judge_cache()
   std::string pricing;
   bool json = false;
 };
@@ -112,7 +124,8 @@ std::vector<reports::Grader> graders_of(const GradeArgs& a) {
   for (const auto& g : given) {
     if (g.starts_with("judge:")) {
       if (judge) throw UsageError("--grader judge:MODEL is given twice; use one judge (and --votes N)");
-      judge = engine::JudgeSettings{g.substr(6), a.votes, a.judge_cache};
+      judge = engine::JudgeSettings{g.substr(6), a.votes, 
+                                     a.judge_cache.empty() ? default_judge_cache() : fs::path(a.judge_cache)};
       names.push_back("judge");
     } else if (g == "judge") {
       throw UsageError("--grader judge needs a model: judge:sim, judge:openai:MODEL or judge:anthropic:MODEL");
@@ -144,15 +157,8 @@ reports::GradeInput input_of(const AnswerLine& line, const retrieval::Bundle* bu
 
 // ---- output ----
 
-// A Markdown table cell: "|" escaped, line breaks as spaces.
-std::string cell(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|') out += "\\|";
-    else out += (c == '\n' || c == '\r') ? ' ' : c;
-  }
-  return out;
-}
+// A Markdown table cell (reports/format.hpp escapes every untrusted text).
+std::string cell(const std::string& text) { return reports::markdown_text(text); }
 
 std::string score_text(const reports::Grade& g) { return g.score ? fmt::format("{:.3f}", *g.score) : "n/a"; }
 
@@ -170,7 +176,7 @@ std::string markdown(const GradeArgs& a, const Graded& g, const std::vector<repo
   std::vector<std::string> names;
   for (const auto& gr : graders) names.push_back(gr.name);
   std::string out = fmt::format("# okfbench grade\n\nquestions: {}; answers: {} ({} lines); graders: {}\n\n",
-                                a.questions, a.answers, g.records.size(), fmt::join(names, ", "));
+                                cell(a.questions), cell(a.answers), g.records.size(), fmt::join(names, ", "));
   out += "| line | question | grader | status | score | correct | detail |\n|--:|---|---|---|--:|:-:|---|\n";
   for (std::size_t i = 0; i < g.records.size(); ++i) {
     for (const auto& grade : g.records[i].grades) {
@@ -195,7 +201,7 @@ std::string markdown(const GradeArgs& a, const Graded& g, const std::vector<repo
   const reports::JudgeTotals judge = reports::judge_totals(all, pricing);
   if (judge.trials > 0) {
     out += fmt::format("\nJudge {}: {} call(s), {} from the response cache; {} input and {} output tokens; {}.\n",
-                       judge.model, judge.calls, judge.cache_hits,
+                       cell(judge.model), judge.calls, judge.cache_hits,
                        judge.input_tokens ? reports::format_count(static_cast<double>(*judge.input_tokens)) : "n/a",
                        judge.output_tokens ? reports::format_count(static_cast<double>(*judge.output_tokens)) : "n/a",
                        judge.dollars ? reports::format_dollars(*judge.dollars) : "cost n/a (no price for the judge model)");
@@ -298,7 +304,8 @@ void add_grade_command(CLI::App& app, Action& action) {
   cmd->add_option("--votes", args->votes, "Judge votes per answer (majority; ties go to the lower verdict)")
       ->capture_default_str()
       ->check(number_in(engine::limits::judge_votes));
-  cmd->add_option("--judge-cache", args->judge_cache, "Response cache of judge replies (SQLite)")->capture_default_str();
+  cmd->add_option("--judge-cache", args->judge_cache,
+                  "Response cache of judge replies (SQLite; default $XDG_CACHE_HOME/okfbench/judge-responses.sqlite)");
   cmd->add_option("--pricing", args->pricing, "Pricing table for the judge's cost (default: share/okfbench/pricing.yaml)");
   cmd->add_flag("--json", args->json, "Print {\"grades\": [...], \"summary\": {...}} instead of Markdown");
   cmd->callback([args, &action] { action = [args] { return run_grade(*args); }; });

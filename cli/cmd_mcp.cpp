@@ -11,17 +11,17 @@
 #include <iostream>
 #include <memory>
 
-#include "engine/bundle_source.hpp"
-#include "engine/build_info.hpp"
 #include "cli/commands.hpp"
 #include "cli/keep_until_exit.hpp"
+#include "core/error.hpp"
+#include "engine/build_info.hpp"
+#include "engine/bundle_source.hpp"
 #include "engine/limits.hpp"
 #include "engine/number_option.hpp"
 #include "mcp/http_server.hpp"
 #include "mcp/server.hpp"
 #include "mcp/session_log.hpp"
 #include "mcp/stdio.hpp"
-#include "core/error.hpp"
 
 namespace okfbench::cli {
 namespace {

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -36,23 +37,27 @@ struct Fd {
   throw InputError(fmt::format("{} ({})", cannot_read, why));
 }
 
-// Whatever fails, the temporary file goes: a failed write leaves the old file
-// (or none), never a stray .tmp beside it.
-[[noreturn]] void fail_write(const std::filesystem::path& path, const std::filesystem::path& temp, const std::string& why) {
-  std::error_code ignored;
-  if (!temp.empty()) std::filesystem::remove(temp, ignored);
-  throw InputError(fmt::format("{}: cannot write: {}", path.string(), why));
+// Writes all of `text` to `fd`, syncs a regular file and closes it; errno of
+// the first failure, or 0.
+int write_all_and_close(int fd, std::string_view text) {
+  int error = 0;
+  for (std::size_t done = 0; done < text.size() && error == 0;) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      error = n < 0 ? errno : ENOSPC;
+    } else {
+      done += static_cast<std::size_t>(n);
+    }
+  }
+  struct stat st {};
+  if (error == 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::fsync(fd) != 0) error = errno;
+  if (::close(fd) != 0 && error == 0) error = errno;
+  return error;
 }
 
-// Writes all of `text` to `file`, flushes and closes it; errno's text on failure, "" on success.
-std::string write_and_close(std::FILE* file, std::string_view text) {
-  bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size() && std::fflush(file) == 0;
-  int error = errno;
-  if (std::fclose(file) != 0 && written) {
-    written = false;
-    error = errno;
-  }
-  return written ? std::string() : fmt::format("{} (is the disk full?)", std::strerror(error));
+[[noreturn]] void fail_write(const std::filesystem::path& path, int error, std::string_view hint) {
+  throw InputError(fmt::format("{}: cannot write: {}{}", path.string(), std::strerror(error), hint));
 }
 
 }  // namespace
@@ -86,20 +91,24 @@ std::string read_file(const std::filesystem::path& path, std::string_view cannot
 void write_atomically(const std::filesystem::path& path, std::string_view text) {
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-    if (S_ISDIR(st.st_mode)) fail_write(path, {}, "it is a folder; name a file");
-    std::FILE* out = std::fopen(path.c_str(), "wb");
-    if (!out) fail_write(path, {}, std::strerror(errno));
-    if (std::string why = write_and_close(out, text); !why.empty()) fail_write(path, {}, why);
+    if (S_ISDIR(st.st_mode)) throw InputError(path.string() + ": cannot write: it is a folder; name a file");
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) fail_write(path, errno, " (a FIFO needs a reader)");
+    if (const int error = write_all_and_close(fd, text)) fail_write(path, error, " (is the disk full?)");
     return;
   }
-  auto temp = path;
-  temp += ".tmp";
-  std::FILE* out = std::fopen(temp.c_str(), "wb");
-  if (!out) fail_write(path, temp, fmt::format("{} (check that the folder exists and is writable)", std::strerror(errno)));
-  if (std::string why = write_and_close(out, text); !why.empty()) fail_write(path, temp, why);
-  std::error_code ec;
-  std::filesystem::rename(temp, path, ec);
-  if (ec) fail_write(path, temp, fmt::format("cannot rename {} into place: {}", temp.filename().string(), ec.message()));
+  // A name of this process's own, so two writers of one file never share a temporary file.
+  static std::atomic<unsigned> counter{0};
+  std::filesystem::path temp = path;
+  temp += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) fail_write(path, errno, " (check that the folder exists and is writable)");
+  int error = write_all_and_close(fd, text);
+  if (error == 0 && ::rename(temp.c_str(), path.c_str()) != 0) error = errno;
+  if (error != 0) {
+    ::unlink(temp.c_str());
+    fail_write(path, error, error == ENOSPC || error == EDQUOT ? " (the disk is full; nothing was written)" : "");
+  }
 }
 
 std::filesystem::path publish_folder(const std::filesystem::path& parent, const std::string& name,

@@ -8,6 +8,7 @@
 // without a link dependency.
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 namespace okfbench {
 
@@ -18,6 +19,32 @@ inline std::string json_text(const nlohmann::json& value, int indent = -1) {
 
 inline std::string json_text(const nlohmann::ordered_json& value, int indent = -1) {
   return value.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+// Serialised JSON made safe to place inside an HTML <script> element. The
+// HTML tokenizer reads a script's text for "</script", and "<!--" followed
+// later by "<script" switches it into a state that swallows the rest of the
+// page; so every '<' becomes \u003c, and '>' and '&' (\u003e, \u0026) with
+// it. U+2028 and U+2029 become \u2028 and \u2029, which older JavaScript
+// parsers read as line ends. These characters occur in JSON only inside
+// strings, where the escapes mean the same text. Every JSON embedded in HTML
+// goes through this one function.
+inline std::string json_for_html(std::string_view json) {
+  std::string out;
+  out.reserve(json.size());
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (c == '<') out += "\\u003c";
+    else if (c == '>') out += "\\u003e";
+    else if (c == '&') out += "\\u0026";
+    else if (c == '\xE2' && i + 2 < json.size() && json[i + 1] == '\x80' && (json[i + 2] == '\xA8' || json[i + 2] == '\xA9')) {
+      out += json[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 }  // namespace okfbench

@@ -13,10 +13,10 @@
 #include <utility>
 #include <vector>
 
-#include "core/hash.hpp"
-#include "datasets/questions.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/hash.hpp"
+#include "datasets/questions.hpp"
 
 namespace okfbench::datasets {
 namespace fs = std::filesystem;
@@ -66,9 +66,7 @@ fs::path prepare_out(const fs::path& out) {
 }
 
 void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) throw InputError(path.string() + ": cannot write the file");
+  write_atomically(path, text);
 }
 
 void write_concept(const fs::path& bundle, const std::string& id, const Fields& fields, std::string_view body) {

@@ -8,11 +8,11 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/fields.hpp"
 #include "core/files.hpp"
+#include "core/yaml_keys.hpp"
 #include "retrieval/qualified_id.hpp"
 #include "retrieval/search.hpp"
-#include "core/fields.hpp"
-#include "core/yaml_keys.hpp"
 
 namespace okfbench::datasets {
 namespace fs = std::filesystem;
@@ -285,9 +285,7 @@ std::string to_yaml(const QuestionSet& set) {
 
 void save_questions(const QuestionSet& set, const fs::path& path) {
   if (path.has_parent_path()) fs::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary);
-  out << to_yaml(set);
-  if (!out) throw InputError(path.string() + ": cannot write the question set");
+  write_atomically(path, to_yaml(set));
 }
 
 void check_concepts(const QuestionSet& set, const retrieval::Bundle& bundle) {

@@ -13,8 +13,8 @@
 #include <cstdint>
 #include <limits>
 
-#include "reports/judge.hpp"
 #include "core/numbers.hpp"
+#include "reports/judge.hpp"
 
 namespace okfbench::engine::limits {
 
@@ -28,6 +28,11 @@ inline constexpr Int repeats{1, 1000};
 inline constexpr Int concurrency{1, 256};
 inline constexpr RealRange requests_per_minute{0, 1'000'000};  // 0 = no limit
 inline constexpr RealRange tokens_per_minute{0, 1e12};         // 0 = no limit
+// A rate limit is 0 (none) or at least this much: one request every 100
+// minutes, 1,000 tokens a minute. A smaller positive rate (1e-300 passed the
+// range above) would have the pacer wait days between requests.
+inline constexpr double min_requests_per_minute = 0.01;
+inline constexpr double min_tokens_per_minute = 1000;
 inline constexpr RealRange cost_cap_usd{0, 1'000'000, true};   // more than 0
 inline constexpr Int max_questions{0, 10'000'000};            // 0 = all
 
@@ -40,7 +45,7 @@ inline constexpr std::size_t planned_trials = 1'000'000;
 // trial deadline, in seconds (more than 0, at most a day), output tokens per
 // call, temperature, and prices in dollars per million tokens (far above any
 // list price).
-inline constexpr RealRange model_timeout_seconds{0, 86'400, true};
+inline constexpr RealRange model_timeout_seconds{0.001, 86'400};  // libcurl counts in milliseconds
 inline constexpr Int max_output_tokens{1, 1'000'000};
 inline constexpr RealRange temperature{0, 2};
 inline constexpr RealRange price_per_mtok{0, 1'000'000};
@@ -78,7 +83,7 @@ inline constexpr Int max_files{1, 100'000'000};
 inline constexpr Int max_total_bytes{1, std::int64_t{1} << 50};
 
 // Git bundles (--git-timeout, git_timeout in specs): seconds, more than 0, at most a day.
-inline constexpr RealRange git_timeout_seconds{0, 86'400, true};
+inline constexpr RealRange git_timeout_seconds{0.001, 86'400};
 
 // calibrate --holdout: the share of questions held out of the fit.
 inline constexpr RealRange calibrate_holdout{0, 0.9};

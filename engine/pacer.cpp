@@ -6,7 +6,11 @@
 namespace okfbench::engine {
 namespace {
 
-constexpr double kMaxGapSeconds = 86400;
+// The longest wait between two starts: 60 / limits::min_requests_per_minute.
+// The spec refuses smaller positive rates; this bound also holds for a Pacer
+// built from other numbers (a 1e-300 rate, a request of 10^12 tokens), so a
+// wait is always finite, computed in doubles and never overflows the clock.
+constexpr double kMaxGapSeconds = 6000;
 
 class SystemPacingClock : public PacingClock {
  public:
@@ -29,7 +33,7 @@ void Pacer::wait(std::int64_t tokens) {
   double gap = 0;
   if (requests_per_minute_ > 0) gap = 60.0 / requests_per_minute_;
   if (tokens_per_minute_ > 0) gap = std::max(gap, 60.0 * static_cast<double>(std::max<std::int64_t>(tokens, 0)) / tokens_per_minute_);
-  gap = std::min(gap, kMaxGapSeconds);  // keeps the time arithmetic finite for absurd limits
+  if (!(gap <= kMaxGapSeconds)) gap = kMaxGapSeconds;  // also NaN and infinity
   PacingClock::time_point slot;
   {
     std::lock_guard lock(mutex_);

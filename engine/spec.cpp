@@ -14,17 +14,17 @@
 #include <sstream>
 
 #include "agents/bundle_tools.hpp"
+#include "agents/secrets.hpp"
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/numbers.hpp"
+#include "core/yaml_keys.hpp"
 #include "engine/judge.hpp"
 #include "engine/limits.hpp"
 #include "reports/judge.hpp"
-#include "agents/secrets.hpp"
 #include "retrieval/bundle.hpp"
-#include "core/error.hpp"
-#include "core/files.hpp"
 #include "retrieval/frontmatter.hpp"
-#include "core/numbers.hpp"
 #include "retrieval/utf8.hpp"
-#include "core/yaml_keys.hpp"
 
 namespace okfbench::engine {
 namespace {
@@ -707,14 +707,25 @@ YAML::Node hashed_part(const YAML::Node& root) {
   return hashed;
 }
 
+// A rate limit: 0 (none) or between `least` and the range's maximum.
+double rate(const SpecReader& r, const YAML::Node& node, const std::string& key, RealRange range, double least) {
+  const double value = r.number(node, key, range);
+  if (value > 0 && value < least)
+    r.fail(node, key, fmt::format("{} is below {}; write 0 for no limit or a rate of at least {} (a smaller one would "
+                                  "wait days between requests)", value, least, least));
+  return value;
+}
+
 void read_run_settings(const SpecReader& r, const YAML::Node& root, ExperimentSpec& spec) {
   if (root["name"]) spec.name = r.scalar<std::string>(root["name"], "name", "a string");
   if (root["seed"]) spec.seed = r.number(root["seed"], "seed", limits::seed);
   if (root["repeats"]) spec.repeats = static_cast<int>(r.number(root["repeats"], "repeats", limits::repeats));
   if (root["concurrency"]) spec.concurrency = static_cast<unsigned>(r.number(root["concurrency"], "concurrency", limits::concurrency));
-  if (root["tokens_per_minute"]) spec.tokens_per_minute = r.number(root["tokens_per_minute"], "tokens_per_minute", limits::tokens_per_minute);
+  if (root["tokens_per_minute"])
+    spec.tokens_per_minute = rate(r, root["tokens_per_minute"], "tokens_per_minute", limits::tokens_per_minute, limits::min_tokens_per_minute);
   if (root["requests_per_minute"]) {
-    spec.requests_per_minute = r.number(root["requests_per_minute"], "requests_per_minute", limits::requests_per_minute);
+    spec.requests_per_minute =
+        rate(r, root["requests_per_minute"], "requests_per_minute", limits::requests_per_minute, limits::min_requests_per_minute);
   }
   if (root["cost_cap_usd"]) spec.cost_cap_usd = r.number(root["cost_cap_usd"], "cost_cap_usd", limits::cost_cap_usd);
   if (root["max_questions"]) {

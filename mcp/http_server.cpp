@@ -23,11 +23,11 @@
 #include <thread>
 #include <vector>
 
+#include "core/error.hpp"
+#include "core/json_text.hpp"
 #include "mcp/http_checks.hpp"
 #include "mcp/jsonrpc.hpp"
 #include "mcp/server.hpp"
-#include "core/error.hpp"
-#include "core/json_text.hpp"
 
 namespace okfbench::mcp {
 namespace {

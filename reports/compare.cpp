@@ -10,11 +10,11 @@
 #include <set>
 #include <tuple>
 
+#include "core/error.hpp"
 #include "reports/format.hpp"
 #include "reports/graders.hpp"
 #include "reports/statistics.hpp"
 #include "reports/summary.hpp"
-#include "core/error.hpp"
 
 namespace okfbench::reports {
 
@@ -243,7 +243,8 @@ std::string p_text(const MetricComparison& m) {
 std::string compare_markdown(const Comparison& c) {
   std::string out;
   for (const auto& config : c.configs) {
-    out += fmt::format("### {} / {} / {}\n\n", config.bundle, config.question_set, config.label);
+    out += fmt::format("### {} / {} / {}\n\n", markdown_text(config.bundle), markdown_text(config.question_set),
+                      markdown_text(config.label));
     out += "| metric | pairs | base | candidate | delta | 95% CI of delta | p |\n";
     out += "|---|--:|--:|--:|--:|--:|--:|\n";
     for (const auto& m : config.metrics) {
@@ -255,10 +256,10 @@ std::string compare_markdown(const Comparison& c) {
   if (!c.configs.empty()) {
     out += "p: paired randomization test (sign flips); * marks p < 0.05. CI: paired bootstrap over questions.\n\n";
   }
-  for (const auto& name : c.only_in_base) out += "Only in base: " + name + "\n";
-  for (const auto& name : c.only_in_candidate) out += "Only in candidate: " + name + "\n";
+  for (const auto& name : c.only_in_base) out += "Only in base: " + markdown_text(name) + "\n";
+  for (const auto& name : c.only_in_candidate) out += "Only in candidate: " + markdown_text(name) + "\n";
   if (!c.only_in_base.empty() || !c.only_in_candidate.empty()) out += "\n";
-  for (const auto& check : c.checks) out += fmt::format("[{}] {}\n", check.crossed ? "FAIL" : "OK", check.message);
+  for (const auto& check : c.checks) out += fmt::format("[{}] {}\n", check.crossed ? "FAIL" : "OK", markdown_text(check.message));
   if (!c.checks.empty()) {
     out += c.any_crossed() ? "\nRESULT: a threshold was crossed\n" : "\nRESULT: all thresholds held\n";
   }

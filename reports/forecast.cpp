@@ -138,7 +138,10 @@ std::string forecast_markdown(const std::vector<ForecastCheck>& checks) {
   out += "\n";
   for (const auto& c : checks) {
     out += "|";
-    for (const auto& cell : forecast_cells(c)) out += " " + cell + " |";
+    {
+      std::vector<std::string> cells = forecast_cells(c);
+      for (std::size_t i = 0; i < cells.size(); ++i) out += fmt::format(" {} |", i < 3 ? markdown_text(cells[i]) : cells[i]);  // names, then numbers
+    }
     out += "\n";
   }
   return out + "\n";

@@ -77,4 +77,54 @@ std::string markup_escape(std::string_view text) {
   return out;
 }
 
+namespace {
+
+bool is_control(unsigned char c) { return c < 0x20 || c == 0x7f; }
+
+}  // namespace
+
+std::string markdown_text(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (is_control(static_cast<unsigned char>(c))) out += ' ';
+    else if (c == '<') out += "&lt;";  // raw HTML and autolinks start with it
+    else if (std::string_view("\\`*[]|").find(c) != std::string_view::npos) out += std::string{'\\', c};
+    else out += c;
+  }
+  // What would start a block if the text began a line: a heading, a quote, a
+  // list item ("- ", "+ ", "1. ", "1) ") or a setext underline.
+  const std::size_t first = out.find_first_not_of(' ');
+  if (first == std::string::npos) return out;
+  const auto ends_marker = [&](std::size_t at) { return at >= out.size() || out[at] == ' '; };
+  const char lead = out[first];
+  if (lead == '#' || lead == '>' || ((lead == '-' || lead == '+') && ends_marker(first + 1)) ||
+      (lead == '=' && out.find_first_not_of("= ", first) == std::string::npos)) {
+    out.insert(first, 1, '\\');
+  } else if (lead >= '0' && lead <= '9') {
+    const std::size_t digits_end = out.find_first_not_of("0123456789", first);
+    if (digits_end != std::string::npos && (out[digits_end] == '.' || out[digits_end] == ')') && ends_marker(digits_end + 1))
+      out.insert(digits_end, 1, '\\');
+  }
+  return out;
+}
+
+std::string markdown_code(std::string_view text) {
+  std::string body;
+  body.reserve(text.size());
+  std::size_t run = 0, longest = 0;
+  for (char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+    if (is_control(static_cast<unsigned char>(c))) body += ' ';
+    else if (c == '|') body += "\\|";
+    else body += c;
+  }
+  const std::string fence(longest + 1, '`');
+  // A space inside each fence only where the text starts or ends with a
+  // backtick or a space (CommonMark strips one from each side).
+  const bool pad = !body.empty() && (body.front() == '`' || body.back() == '`' || body.front() == ' ' || body.back() == ' ');
+  return pad ? fence + " " + body + " " + fence : fence + body + fence;
+}
+
 }  // namespace okfbench::reports

@@ -23,4 +23,21 @@ std::string format_mean_dollars(const MeanValue& v);
 // Escapes & < > " ' for HTML and XML text and attribute values.
 std::string markup_escape(std::string_view text);
 
+// Text from outside (client names, tool arguments, concept and question ids,
+// configuration labels, error messages) written into Markdown. Every
+// Markdown writer passes such text through one of these, so it can never
+// start a heading, a list or a quote, close a code span, split a table cell
+// or add a line: line breaks and other control characters become spaces;
+// \ ` * [ ] | are backslash-escaped (not _: inside a word it never
+// emphasises, and ids are full of it); < becomes &lt; (raw HTML); a leading
+// #, >, "- ", "+ ", "1. ", "1) " or a run of = is escaped too.
+std::string markdown_text(std::string_view text);
+
+// `text` as one Markdown code span, inside a table cell or running text: the
+// fence is one backtick longer than the longest run of backticks inside,
+// padded with spaces where needed; line breaks and control characters become spaces and
+// '|' is written "\|" (GFM reads that as '|' even inside a code span in a
+// table).
+std::string markdown_code(std::string_view text);
+
 }  // namespace okfbench::reports

@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "core/json_text.hpp"
 #include "reports/config_names.hpp"
 #include "reports/explorer.hpp"
 #include "reports/forecast.hpp"
@@ -15,23 +16,12 @@
 #include "reports/spend.hpp"
 #include "reports/web_assets.hpp"
 #include "reports/writers.hpp"
-#include "core/json_text.hpp"
 
 namespace okfbench::reports {
 
 namespace {
 
 using nlohmann::json;
-
-// JSON inside <script> must not contain "</" (it could close the element);
-// "<\/" means the same in JSON strings. (The inlined libraries are checked
-// for "</script" when they are embedded, reports/web/embed.js.)
-std::string json_script_safe(std::string text) {
-  for (std::size_t at = text.find("</"); at != std::string::npos; at = text.find("</", at + 3)) {
-    text.replace(at, 2, "<\\/");
-  }
-  return text;
-}
 
 using Names = std::map<std::string, std::string>;  // short configuration names by label
 
@@ -414,13 +404,13 @@ std::string html_report(const RunManifest& manifest, const Summary& summary, con
   out += spend_section(summary, names);
   out += trials_section();
   out += charts;
-  out += "<script type=\"application/json\" id=\"okfbench-trials\">" + json_script_safe(explorer.table_json) + "</script>\n";
+  out += "<script type=\"application/json\" id=\"okfbench-trials\">" + json_for_html(explorer.table_json) + "</script>\n";
   // Base64 has no '<', so a chunk can never close its element.
   for (std::size_t i = 0; i < explorer.detail_chunks.size(); ++i) {
     out += fmt::format("<script type=\"application/octet-stream\" id=\"okfbench-chunk-{}\">{}</script>\n", i, explorer.detail_chunks[i]);
   }
   out += fmt::format("<script type=\"application/octet-stream\" id=\"okfbench-prompts\">{}</script>\n", explorer.prompts);
-  out += "<script type=\"application/json\" id=\"okfbench-specs\">" + json_script_safe(json_text(specs)) + "</script>\n";
+  out += "<script type=\"application/json\" id=\"okfbench-specs\">" + json_for_html(json_text(specs)) + "</script>\n";
   out += fmt::format("<script>{}</script>\n<script>{}</script>\n</body>\n</html>\n", kRender, explorer_script());
   return out;
 }

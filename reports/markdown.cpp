@@ -34,6 +34,15 @@ std::vector<FrontPoint> cost_quality_points(const Summary& summary, const std::s
 
 namespace {
 
+// Every text from a record, manifest or spec is escaped (reports/format.hpp).
+std::string md(std::string_view text) { return markdown_text(text); }
+
+std::vector<std::string> md_all(const std::vector<std::string>& texts) {
+  std::vector<std::string> out;
+  for (const auto& t : texts) out.push_back(md(t));
+  return out;
+}
+
 using Group = std::pair<std::string, std::string>;  // bundle, question set
 
 std::vector<Group> groups_of(const Summary& s) {
@@ -47,19 +56,19 @@ std::vector<Group> groups_of(const Summary& s) {
 
 std::string context_lines(const RunManifest& m) {
   std::vector<std::string> models;
-  for (const auto& e : m.models) models.push_back(e.endpoint.empty() ? e.model : e.model + " @ " + e.endpoint);
+  for (const auto& e : m.models) models.push_back(md(e.endpoint.empty() ? e.model : e.model + " @ " + e.endpoint));
   return fmt::format(
       "- date: {}\n- host: {}\n- git: {}\n- build: {}\n- spec: {} (hash {})\n- models: {}\n- cache models: {}\n"
       "- seeds: {}\n- okfbench {} (record schema {})\n",
-      m.date, m.host, m.git_sha, m.build_type, m.spec_path, m.spec_hash, fmt::join(models, ", "),
-      fmt::join(m.cache_models, ", "), fmt::join(m.seeds, ", "), m.okfbench_version, m.schema_version);
+      md(m.date), md(m.host), md(m.git_sha), md(m.build_type), md(m.spec_path), md(m.spec_hash), fmt::join(models, ", "),
+      fmt::join(md_all(m.cache_models), ", "), fmt::join(m.seeds, ", "), m.okfbench_version, m.schema_version);
 }
 
 std::string per_turn_section(const Summary& s) {
   std::string out;
   for (const auto& row : s.rows) {
     if (row.config.kind != PathKind::agent || row.per_turn.empty()) continue;
-    out += fmt::format("**{}** on {} ({})\n\n", row.label, row.bundle, row.question_set);
+    out += fmt::format("**{}** on {} ({})\n\n", md(row.label), md(row.bundle), md(row.question_set));
     out += "| turn | trials | new | re-sent | cached | input |\n|--:|--:|--:|--:|--:|--:|\n";
     for (const auto& t : row.per_turn) {
       out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", t.turn, t.trials, format_count(t.new_tokens),
@@ -76,8 +85,8 @@ std::string tool_bytes_section(const Summary& s) {
   for (const auto& row : s.rows) {
     if (row.tool_bytes_by_tool.empty()) continue;
     std::vector<std::string> parts;
-    for (const auto& [tool, bytes] : row.tool_bytes_by_tool) parts.push_back(tool + " " + format_count(bytes));
-    out += fmt::format("| {} | {} | {} |\n", row.bundle, row.label, fmt::join(parts, ", "));
+    for (const auto& [tool, bytes] : row.tool_bytes_by_tool) parts.push_back(md(tool) + " " + format_count(bytes));
+    out += fmt::format("| {} | {} | {} |\n", md(row.bundle), md(row.label), fmt::join(parts, ", "));
   }
   if (out.empty()) return out;
   return "## Tool result bytes by tool (mean per trial)\n\n| bundle | path | bytes by tool |\n|---|---|---|\n" + out +
@@ -89,9 +98,9 @@ std::string front_section(const Summary& s, std::string_view quality, std::strin
   for (const auto& [bundle, qs] : groups_of(s)) {
     auto points = cost_quality_points(s, bundle, qs, quality);
     if (points.empty()) continue;
-    out += fmt::format("**{}** ({})\n\n| path | cost | {} | Pareto front |\n|---|--:|--:|:-:|\n", bundle, qs, title);
+    out += fmt::format("**{}** ({})\n\n| path | cost | {} | Pareto front |\n|---|--:|--:|:-:|\n", md(bundle), md(qs), title);
     for (const auto& p : points) {
-      out += fmt::format("| {} | {} | {:.3f} | {} |\n", p.row->label, format_dollars(p.cost), p.quality,
+      out += fmt::format("| {} | {} | {:.3f} | {} |\n", md(p.row->label), format_dollars(p.cost), p.quality,
                          p.on_front ? "yes" : "");
     }
     out += "\n";
@@ -103,7 +112,7 @@ std::string front_section(const Summary& s, std::string_view quality, std::strin
 // several origins (pack) lists nothing more, tool origins name their tool.
 std::string spend_cells(const SummaryRow& row) {
   std::vector<std::string> cells;
-  for (const auto& s : spend_shares(row.spend_by_origin)) cells.push_back(fmt::format("{} {}", s.group, format_share(s.share)));
+  for (const auto& s : spend_shares(row.spend_by_origin)) cells.push_back(fmt::format("{} {}", md(s.group), format_share(s.share)));
   return fmt::format("{}", fmt::join(cells, ", "));
 }
 
@@ -111,7 +120,7 @@ std::string spend_section(const Summary& s) {
   std::string out;
   for (const auto& row : s.rows) {
     if (row.spend_attributed_trials == 0) continue;
-    out += fmt::format("| {} | {} | {} | {:+} | {} |\n", row.bundle, row.label, row.spend_attributed_trials,
+    out += fmt::format("| {} | {} | {} | {:+} | {} |\n", md(row.bundle), md(row.label), row.spend_attributed_trials,
                        row.attribution_difference, spend_cells(row));
   }
   if (out.empty()) return out;
@@ -130,12 +139,12 @@ std::string measures_section(const Summary& s) {
   }
   if (names.empty()) return "";
   std::string out = fmt::format("## Ranking measures (mean per question)\n\n| bundle | question set | path | {} |\n|---|---|---|",
-                                fmt::join(names, " | "));
+                                fmt::join(md_all({names.begin(), names.end()}), " | "));
   for (std::size_t i = 0; i < names.size(); ++i) out += "--:|";
   out += "\n";
   for (const auto& row : s.rows) {
     if (row.measures.empty()) continue;
-    out += fmt::format("| {} | {} | {} |", row.bundle, row.question_set, row.label);
+    out += fmt::format("| {} | {} | {} |", md(row.bundle), md(row.question_set), md(row.label));
     for (const auto& name : names) {
       auto it = row.measures.find(name);
       out += fmt::format(" {} |", it == row.measures.end() ? std::string("n/a") : format_mean_decimal(it->second, 4));
@@ -166,7 +175,7 @@ std::string graders_section(const Summary& s) {
   for (const auto& row : s.rows) {
     for (const auto& name : grader_order(row)) {
       const GraderStats& g = row.grades.at(name);
-      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", row.bundle, row.label, name, g.graded,
+      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", md(row.bundle), md(row.label), md(name), g.graded,
                          g.not_graded, g.judge_errors, score_text(g),
                          g.share_correct ? fmt::format("{} ({})", g.correct, format_share(g.share_correct)) : "n/a");
     }
@@ -192,7 +201,7 @@ std::string judge_section(const Summary& s) {
             ? "n/a"
             : fmt::format("{} of {} pairs, kappa {}", format_share(row.judge_facts.share), row.judge_facts.pairs,
                           row.judge_facts.kappa ? format_decimal(*row.judge_facts.kappa, 3) : "n/a");
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", row.bundle, row.label, j.model, j.calls,
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", md(row.bundle), md(row.label), md(j.model), j.calls,
                        j.cache_hits, tokens, j.dollars ? format_dollars(*j.dollars) : "n/a", agree);
   }
   if (out.empty()) return out;
@@ -200,7 +209,7 @@ std::string judge_section(const Summary& s) {
       "## The judge\n\nWhat the judge spent, apart from (never added to) the cost of the paths it judged; calls "
       "answered by the response cache are not charged. Agreement: share of trials where judge and facts agree on "
       "correct, and Cohen's kappa.";
-  if (!s.judge_note.empty()) head += " Note: " + s.judge_note + ".";
+  if (!s.judge_note.empty()) head += " Note: " + s.judge_note + ".";  // okfbench's own words
   return head + "\n\n| bundle | path | judge | calls | from cache | input / output tokens | judge cost | agreement "
                 "with facts |\n|---|---|---|--:|--:|--:|--:|---|\n" + out + "\n";
 }
@@ -215,7 +224,7 @@ std::string repeats_section(const Summary& s) {
         ++unstable;
         std::vector<std::string> scores;
         for (double v : q.scores) scores.push_back(format_decimal(v, 2));
-        flaky += fmt::format("| {} | {} | {} | {}/{} ({}) | {} | {} |\n", row.bundle, row.label, q.question_id,
+        flaky += fmt::format("| {} | {} | {} | {}/{} ({}) | {} | {} |\n", md(row.bundle), md(row.label), md(q.question_id),
                              q.correct, q.repeats, format_share(q.pass_rate),
                              q.score_sd ? format_decimal(*q.score_sd, 3) : "n/a", fmt::join(scores, ", "));
       } else if (q.correct == 0) {
@@ -224,7 +233,7 @@ std::string repeats_section(const Summary& s) {
         ++always;
       }
     }
-    table += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", row.bundle, row.label, row.repeats,
+    table += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", md(row.bundle), md(row.label), row.repeats,
                          row.pass_rates.size(), always, never, unstable);
   }
   if (table.empty()) return table;
@@ -243,7 +252,7 @@ std::string failures_section(const std::vector<TrialRecord>& records) {
   for (const auto& r : records) {
     if (r.error.empty()) continue;
     if (++failed <= kShown) {
-      out += fmt::format("- {} / {} / {}: {}\n", r.bundle, r.question_id, r.config.label(), r.error);
+      out += fmt::format("- {} / {} / {}: {}\n", md(r.bundle), md(r.question_id), md(r.config.label()), md(r.error));
     }
   }
   if (failed == 0) return "";

@@ -1,5 +1,12 @@
 #include "reports/record.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <unordered_map>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -8,10 +15,11 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "reports/json_fields.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/json_text.hpp"
+#include "core/regular_file.hpp"
+#include "reports/json_fields.hpp"
 
 namespace okfbench::reports {
 
@@ -457,14 +465,61 @@ T parse_as(std::string_view text, std::string_view where) {
   }
 }
 
-std::string slurp(const std::filesystem::path& path) {
-  return read_file(path, fmt::format("{}: cannot be read; check that the path exists", path.string()));
+// A manifest is a few kilobytes; this bounds what a wrong file can cost.
+constexpr std::uint64_t kMaxManifestBytes = std::uint64_t{64} << 20;
+
+std::string slurp(const std::filesystem::path& path) { return RegularFile(path).read_all(kMaxManifestBytes); }
+
+// Calls `line(text, number)` for each line of the regular file `path`, read
+// in blocks (never the whole file at once).
+template <class Line>
+void for_each_line(const std::filesystem::path& path, Line line) {
+  const RegularFile file(path);
+  std::string pending;
+  char buffer[1 << 16];
+  int number = 0;
+  for (;;) {
+    const ssize_t n = ::read(file.fd(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw InputError(fmt::format("{}: cannot be read: {}", path.string(), std::strerror(errno)));
+    if (n == 0) break;
+    pending.append(buffer, static_cast<std::size_t>(n));
+    std::size_t start = 0;
+    for (std::size_t end; (end = pending.find('\n', start)) != std::string::npos; start = end + 1)
+      line(std::string_view(pending).substr(start, end - start), ++number);
+    pending.erase(0, start);
+  }
+  if (!pending.empty()) line(std::string_view(pending), ++number);
+}
+
+// Every fraction of a record is in [0, 1] and every measure and timing is a
+// finite number at least 0: a record saying evidence_recall 5.0 is damaged
+// or forged, and would make every mean over it wrong.
+void check_ranges(const TrialRecord& r) {
+  const auto fail = [](std::string_view field, double value, std::string_view range) {
+    throw InputError(fmt::format("field '{}' is {}; expected {}", field, value, range));
+  };
+  if (r.evidence_recall && !(*r.evidence_recall >= 0.0 && *r.evidence_recall <= 1.0))
+    fail("evidence_recall", *r.evidence_recall, "a fraction in [0, 1]");
+  for (const MeasureValue& m : r.measures)
+    if (!(std::isfinite(m.value) && m.value >= 0.0)) fail("measures." + m.name, m.value, "a finite number, at least 0");
+  for (auto [name, value] : {std::pair{"timings.total_ms", r.timings.total_ms}, std::pair{"timings.retrieval_ms", r.timings.retrieval_ms},
+                             std::pair{"timings.model_ms", r.timings.model_ms}})
+    if (value && !(std::isfinite(*value) && *value >= 0.0)) fail(name, *value, "a finite number of milliseconds, at least 0");
+  if (r.judge_usage && (r.judge_usage->calls < 0 || r.judge_usage->cache_hits < 0 || r.judge_usage->cache_hits > r.judge_usage->calls))
+    fail("judge_usage.cache_hits", r.judge_usage->cache_hits, "a count between 0 and judge_usage.calls");
 }
 
 }  // namespace
 
 TrialRecord trial_from_json_text(std::string_view text, std::string_view where) {
-  return parse_as<TrialRecord>(text, where);
+  TrialRecord record = parse_as<TrialRecord>(text, where);
+  try {
+    check_ranges(record);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", where, e.what()));
+  }
+  return record;
 }
 
 std::string manifest_to_json_text(const RunManifest& manifest) { return json_text(json(manifest), 2) + "\n"; }
@@ -474,14 +529,18 @@ RunManifest manifest_from_json_text(std::string_view text, std::string_view wher
 }
 
 std::vector<TrialRecord> read_results_jsonl(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot be read; check that the path exists", path.string()));
   std::vector<TrialRecord> records;
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    records.push_back(trial_from_json_text(line, fmt::format("{}:{}", path.string(), number)));
-  }
+  std::unordered_map<std::string, std::size_t> at;  // trial key -> index in records
+  for_each_line(path, [&](std::string_view line, int number) {
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) return;
+    TrialRecord record = trial_from_json_text(line, fmt::format("{}:{}", path.string(), number));
+    // A key twice (a trial run again after a failure, appended before the
+    // file was rewritten): the last line is the trial's record, kept at the
+    // place of the first, so no trial counts twice.
+    auto [it, fresh] = at.try_emplace(record.trial_key, records.size());
+    if (fresh) records.push_back(std::move(record));
+    else records[it->second] = std::move(record);
+  });
   return records;
 }
 

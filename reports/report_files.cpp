@@ -11,11 +11,11 @@
 #include <cstdio>
 #include <cstring>
 
+#include "core/error.hpp"
 #include "core/files.hpp"
 #include "reports/html.hpp"
 #include "reports/summary.hpp"
 #include "reports/writers.hpp"
-#include "core/error.hpp"
 
 namespace okfbench::reports {
 

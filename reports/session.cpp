@@ -8,9 +8,10 @@
 #include <set>
 #include <tuple>
 
-#include "reports/format.hpp"
 #include "core/error.hpp"
 #include "core/json_text.hpp"
+#include "core/regular_file.hpp"
+#include "reports/format.hpp"
 
 namespace okfbench::reports {
 namespace {
@@ -147,6 +148,7 @@ SessionEvent session_event_from_json_text(std::string_view text, std::string_vie
 }
 
 std::vector<SessionEvent> read_session_log(const std::filesystem::path& path) {
+  const RegularFile file(path);  // a FIFO is refused, never waited on
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot be read; check that the path exists", path.string()));
   std::vector<SessionEvent> events;
@@ -243,11 +245,18 @@ std::string share(std::int64_t part, std::int64_t whole) {
   return whole > 0 ? format_share(static_cast<double>(part) / static_cast<double>(whole)) : "n/a";
 }
 
-std::string cell(std::string text) {
-  std::string out;
-  for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
-  return out.size() > 80 ? out.substr(0, 77) + "..." : out;
+// Long ids and arguments are cut (at a character boundary) before escaping.
+std::string shortened(std::string_view text) {
+  constexpr std::size_t kShown = 77;
+  if (text.size() <= 80) return std::string(text);
+  std::size_t end = kShown;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return std::string(text.substr(0, end)) + "...";
 }
+
+std::string cell(std::string_view text) { return markdown_text(shortened(text)); }
+
+std::string code_cell(std::string_view text) { return markdown_code(shortened(text)); }
 
 std::string delta(std::int64_t base, std::int64_t candidate) {
   std::int64_t d = candidate - base;
@@ -259,9 +268,9 @@ std::string delta(std::int64_t base, std::int64_t candidate) {
 }  // namespace
 
 std::string session_markdown(const SessionSummary& s, std::string_view title) {
-  std::string out = fmt::format("# MCP session: {}\n\n", title);
+  std::string out = fmt::format("# MCP session: {}\n\n", markdown_text(title));
   std::string clients;
-  for (const std::string& c : s.clients) clients += (clients.empty() ? "" : ", ") + (c.empty() ? "(unnamed)" : c);
+  for (const std::string& c : s.clients) clients += (clients.empty() ? "" : ", ") + (c.empty() ? "(unnamed)" : markdown_text(c));
   std::int64_t pulled = s.tokens.o200k_base + s.schema_tokens.o200k_base;
   out += fmt::format(
       "{} session(s) ({}); {} call(s), {} with an error; {} protocol error(s).\n"
@@ -286,14 +295,14 @@ std::string session_markdown(const SessionSummary& s, std::string_view title) {
   if (s.repeated.empty()) out += "None: no call was made twice with the same arguments in one session.\n";
   else out += "| tool | arguments | calls | tokens of the repeats (o200k_base) |\n|---|---|---:|---:|\n";
   for (const RepeatedCall& r : s.repeated)
-    out += fmt::format("| {} | `{}` | {} | {} |\n", cell(r.tool), cell(r.arguments), r.calls, count(r.tokens.o200k_base));
+    out += fmt::format("| {} | {} | {} | {} |\n", cell(r.tool), code_cell(r.arguments), r.calls, count(r.tokens.o200k_base));
   return out;
 }
 
 std::string session_compare_markdown(const SessionSummary& base, const SessionSummary& candidate,
                                      std::string_view base_name, std::string_view candidate_name) {
   std::string out = fmt::format("# MCP sessions: {} -> {}\n\n| measure | base | candidate | change |\n|---|---:|---:|---:|\n",
-                                base_name, candidate_name);
+                                markdown_text(base_name), markdown_text(candidate_name));
   auto row = [&](std::string_view name, std::int64_t b, std::int64_t c) {
     out += fmt::format("| {} | {} | {} | {} |\n", name, count(b), count(c), delta(b, c));
   };
@@ -322,9 +331,9 @@ std::string session_compare_markdown(const SessionSummary& base, const SessionSu
   for (const ConceptReads& r : candidate.concepts_read) read_candidate.insert(r.concept_id);
   std::string only_base, only_candidate;
   for (const std::string& id : read_base)
-    if (!read_candidate.count(id)) only_base += (only_base.empty() ? "" : ", ") + id;
+    if (!read_candidate.count(id)) only_base += (only_base.empty() ? "" : ", ") + markdown_text(id);
   for (const std::string& id : read_candidate)
-    if (!read_base.count(id)) only_candidate += (only_candidate.empty() ? "" : ", ") + id;
+    if (!read_base.count(id)) only_candidate += (only_candidate.empty() ? "" : ", ") + markdown_text(id);
   out += fmt::format("\nRead only in the base: {}\nRead only in the candidate: {}\n", only_base.empty() ? "none" : only_base,
                      only_candidate.empty() ? "none" : only_candidate);
   return out;

@@ -385,7 +385,7 @@ std::string headline_notes(const Summary& summary) {
   std::string out;
   int cache_unknown = 0;
   for (const auto& row : summary.rows) cache_unknown += row.cost_cache_unknown_turns;
-  if (!summary.priced_as_note.empty()) out += "\nCost: " + summary.priced_as_note + ".\n";
+  if (!summary.priced_as_note.empty()) out += "\nCost: " + markdown_text(summary.priced_as_note) + ".\n";
   if (!summary.judge_note.empty()) out += "\nJudge: " + summary.judge_note + ".\n";
   if (cache_unknown > 0) {
     out += fmt::format(
@@ -398,7 +398,11 @@ std::string headline_notes(const Summary& summary) {
 std::string headline_markdown(const Summary& summary) {
   std::string out = fmt::format("| {} |\n|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
                                 fmt::join(headline_columns(), " | "));
-  for (const auto& row : summary.rows) out += fmt::format("| {} |\n", fmt::join(headline_cells(row), " | "));
+  for (const auto& row : summary.rows) {
+    std::vector<std::string> cells = headline_cells(row);
+    for (std::size_t i : {0u, 2u}) cells[i] = markdown_text(cells[i]);  // the bundle and the path; the rest are numbers
+    out += fmt::format("| {} |\n", fmt::join(cells, " | "));
+  }
   if (summary.rows.empty()) out += "\nNo trials were stored in this run.\n";
   return out + headline_notes(summary);
 }

@@ -11,10 +11,11 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "reports/json_fields.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/json_text.hpp"
+#include "core/regular_file.hpp"
+#include "reports/json_fields.hpp"
 
 namespace okfbench::reports {
 
@@ -167,17 +168,30 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& path) {
-  return read_file(path, fmt::format("{}: cannot be read; check that the path exists", path.string()));
-}
+// The compressed file is read whole; a FIFO or a device in its place is refused.
+std::string slurp(const fs::path& path) { return RegularFile(path).read_all(std::uint64_t{4} << 30); }
 
-// One frame's content, decompressed in a stream (no trust in a size the frame claims).
-std::string decompress_frame(std::string_view frame, const fs::path& path, std::size_t offset) {
+// Bounds on what a transcripts file may expand to: a 122 KB zstd bomb used
+// to end show, report and calibrate in std::bad_alloc. One line holds one
+// trial's whole conversation; the total is what every reader keeps in memory.
+constexpr std::size_t kMaxTranscriptLineBytes = std::size_t{256} << 20;
+constexpr std::uint64_t kMaxTranscriptBytes = std::uint64_t{8} << 30;
+
+// Decompresses one frame in a stream (no trust in a size the frame claims)
+// and calls `line(text, number)` for each line as soon as it is whole, so
+// only one line is ever held. `total` counts the file's decompressed bytes.
+template <class Line>
+void decompress_frame(std::string_view frame, const fs::path& path, std::size_t offset, std::uint64_t& total, Line line) {
   std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> ctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
-  std::string out;
+  std::string pending;
   std::string chunk(ZSTD_DStreamOutSize(), '\0');
   ZSTD_inBuffer in{frame.data(), frame.size(), 0};
-  std::size_t left = 1;
+  std::size_t left = 1, number = 0;
+  const auto too_big = [&](std::string_view what) {
+    return InputError(fmt::format("{}: the zstd frame at byte {} expands to {}; the file is damaged or not a transcripts "
+                                  "file of okfbench (move it away to report without transcripts)",
+                                  path.string(), offset, what));
+  };
   while (in.pos < in.size || left != 0) {
     ZSTD_outBuffer buffer{chunk.data(), chunk.size(), 0};
     left = ZSTD_decompressStream(ctx.get(), &buffer, &in);
@@ -185,10 +199,20 @@ std::string decompress_frame(std::string_view frame, const fs::path& path, std::
       throw InputError(fmt::format("{}: the zstd frame at byte {} is damaged ({}); the file cannot be read past it",
                                    path.string(), offset, ZSTD_getErrorName(left)));
     }
-    out.append(chunk.data(), buffer.pos);
+    total += buffer.pos;
+    if (total > kMaxTranscriptBytes) throw too_big(fmt::format("more than {} GiB in all", kMaxTranscriptBytes >> 30));
+    std::string_view got(chunk.data(), buffer.pos);
+    for (std::size_t end; (end = got.find('\n')) != std::string_view::npos; got.remove_prefix(end + 1)) {
+      pending.append(got.substr(0, end));
+      line(std::string_view(pending), ++number);
+      pending.clear();
+    }
+    pending.append(got);
+    if (pending.size() > kMaxTranscriptLineBytes)
+      throw too_big(fmt::format("a line of more than {} MiB", kMaxTranscriptLineBytes >> 20));
     if (buffer.pos == 0 && in.pos == in.size) break;
   }
-  return out;
+  if (!pending.empty()) line(std::string_view(pending), ++number);
 }
 
 struct FileContent {
@@ -224,19 +248,15 @@ FileContent read_file(const fs::path& path) {
   const std::string bytes = slurp(path);
   c.total_bytes = bytes.size();
   std::size_t offset = 0;
+  std::uint64_t total = 0;
   while (offset < bytes.size()) {
     const std::size_t size = ZSTD_findFrameCompressedSize(bytes.data() + offset, bytes.size() - offset);
     if (ZSTD_isError(size)) break;  // a frame cut short by a kill
-    const std::string text = decompress_frame(std::string_view(bytes).substr(offset, size), path, offset);
-    std::size_t line_no = 0, start = 0;
-    while (start < text.size()) {
-      std::size_t end = text.find('\n', start);
-      if (end == std::string::npos) end = text.size();
-      ++line_no;
-      if (end > start) add_line(c, std::string_view(text).substr(start, end - start),
-                                fmt::format("{}: frame at byte {}, line {}", path.string(), offset, line_no));
-      start = end + 1;
-    }
+    decompress_frame(std::string_view(bytes).substr(offset, size), path, offset, total,
+                     [&](std::string_view line, std::size_t line_no) {
+                       if (!line.empty())
+                         add_line(c, line, fmt::format("{}: frame at byte {}, line {}", path.string(), offset, line_no));
+                     });
     offset += size;
   }
   c.good_bytes = offset;

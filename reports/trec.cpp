@@ -12,8 +12,8 @@
 #include <unordered_set>
 
 #include "core/error.hpp"
-#include "core/files.hpp"
 #include "core/fields.hpp"
+#include "core/files.hpp"
 
 namespace okfbench::reports {
 namespace {
@@ -142,10 +142,7 @@ void write_run(std::ostream& out, const Run& run) {
 void write_run_file(const std::filesystem::path& path, const Run& run) {
   std::ostringstream text;
   write_run(text, run);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw InputError(fmt::format("cannot write run file '{}': check the directory exists", path.string()));
-  out << text.str();
-  if (!out.flush()) throw InputError(fmt::format("failed writing run file '{}'", path.string()));
+  write_atomically(path, text.str());
 }
 
 }  // namespace okfbench::reports

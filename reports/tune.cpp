@@ -7,9 +7,9 @@
 #include <cmath>
 #include <map>
 
+#include "core/error.hpp"
 #include "reports/format.hpp"
 #include "reports/pareto.hpp"
-#include "core/error.hpp"
 
 namespace okfbench::reports {
 
@@ -124,10 +124,11 @@ std::string tune_markdown(const TuneResult& r) {
   std::string out;
   for (const auto& g : r.groups) {
     out += fmt::format("### {} ({})\n\n| configuration | {} | {} | meets {} | Pareto front |\n|---|--:|--:|:-:|:-:|\n",
-                       g.bundle, g.question_set, r.minimize, r.target.metric, r.target.text);
+                       markdown_text(g.bundle), markdown_text(g.question_set), r.minimize, r.target.metric,
+                       r.target.text);
     for (std::size_t i = 0; i < g.candidates.size(); ++i) {
       const auto& c = g.candidates[i];
-      std::string label = g.cheapest == i ? "**" + c.row->label + "** (cheapest)" : c.row->label;
+      std::string label = g.cheapest == i ? "**" + markdown_text(c.row->label) + "** (cheapest)" : markdown_text(c.row->label);
       out += fmt::format("| {} | {} | {:.4f} | {} | {} |\n", label, minimized_text(r.minimize, c.minimized_value),
                          c.target_value, c.meets ? "yes" : "no", c.on_front ? "yes" : "");
     }
@@ -141,7 +142,7 @@ std::string tune_markdown(const TuneResult& r) {
   out += fmt::format("Configurations that meet {} on every bundle, cheapest first (mean {}):\n\n", r.target.text,
                      r.minimize);
   for (const auto& c : r.overall) {
-    out += fmt::format("- {}: {} over {} bundle(s)\n", c.label, minimized_text(r.minimize, c.mean_minimized), c.groups);
+    out += fmt::format("- {}: {} over {} bundle(s)\n", markdown_text(c.label), minimized_text(r.minimize, c.mean_minimized), c.groups);
   }
   return out;
 }

@@ -62,7 +62,7 @@ std::optional<std::string> new_concept_id(std::string_view requested, std::strin
   if (id.starts_with("/")) id.remove_prefix(1);
   if (id.ends_with(".md")) id.remove_suffix(3);
   auto refuse = [&](std::string_view why) {
-    error = fmt::format("concept_id `{}` {}", escape_invalid_utf8(requested), why);
+    error = fmt::format("concept_id `{}` {}", echoed(requested), why);
     return std::nullopt;
   };
   if (id.empty()) return refuse("is empty; give a path such as notes/slow-query-checklist");
@@ -85,6 +85,11 @@ std::string check_text(std::string_view field, std::string_view text, std::size_
     return fmt::format("{} is not valid UTF-8 (byte {}); send UTF-8 text", field, bad);
   if (max_bytes && text.size() > max_bytes)
     return fmt::format("{} is {} bytes; at most {} bytes are kept; shorten it", field, text.size(), max_bytes);
+  // The frontmatter reader reports these (retrieval/frontmatter.cpp), so a
+  // concept written with one would load with a diagnostic. The body is
+  // markdown, not frontmatter: it may hold them.
+  if (field != "body" && printable(text) != text)
+    return fmt::format("{} holds a control character (only tab and line feed are allowed); remove it", field);
   return {};
 }
 
@@ -323,11 +328,11 @@ std::string check_request(const Bundle::RememberRequest& request, NewConcept& ma
     std::optional<std::string> target = normalize_reference(link);
     if (!target || control_character_offset(*target) != std::string::npos ||
         invalid_utf8_offset(*target) != std::string::npos)
-      return fmt::format("link `{}` does not name a concept inside the bundle", escape_invalid_utf8(link));
+      return fmt::format("link `{}` does not name a concept inside the bundle", echoed(link));
     made.links.push_back(std::move(*target));
   }
   made.date = request.date.empty() ? now_utc().substr(0, 10) : request.date;
-  if (!is_valid_date(made.date)) return fmt::format("date `{}` is not YYYY-MM-DD", escape_invalid_utf8(request.date));
+  if (!is_valid_date(made.date)) return fmt::format("date `{}` is not YYYY-MM-DD", echoed(request.date));
   return {};
 }
 

@@ -409,6 +409,42 @@ bool report_duplicate_keys(Reader& reader, const YAML::Node& root, Profile profi
   return repeated.empty() || !okf;
 }
 
+// Control characters (C0 but tab and line feed, and DEL) in a scalar are
+// not text: a NUL cut `search` and `browse` lines short and forged a hit
+// line. Each is reported (an error in the strict profiles, so such a file is
+// not conformant) and replaced by U+FFFD in place, so nothing read from the
+// frontmatter afterwards holds one.
+bool is_forbidden_control(unsigned char c) { return (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f; }
+
+void clean_scalar(Reader& reader, YAML::Node node, std::string_view where, Severity severity) {
+  const std::string& text = node.Scalar();
+  auto bad = std::find_if(text.begin(), text.end(), [](char c) { return is_forbidden_control(static_cast<unsigned char>(c)); });
+  if (bad == text.end()) return;
+  reader.report(severity, reader.line_of(node),
+                fmt::format("`{}` holds the control character U+{:04X}; remove it (control characters other than tab "
+                            "and line feed are not allowed in frontmatter). It is read as U+FFFD",
+                            where, static_cast<unsigned char>(*bad)));
+  std::string cleaned;
+  for (char c : text) cleaned += is_forbidden_control(static_cast<unsigned char>(c)) ? std::string("\xEF\xBF\xBD") : std::string(1, c);
+  node = cleaned;
+}
+
+void clean_controls(Reader& reader, YAML::Node node, const std::string& where, Severity severity, int depth = 0) {
+  if (depth > 64) return;  // yaml-cpp's own nesting limit stops deeper documents before this
+  if (node.IsScalar()) {
+    clean_scalar(reader, node, where.empty() ? std::string("frontmatter") : where, severity);
+  } else if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i) clean_controls(reader, node[i], where + "[" + std::to_string(i) + "]", severity, depth + 1);
+  } else if (node.IsMap()) {
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      YAML::Node key = it->first;
+      if (key.IsScalar()) clean_scalar(reader, key, "a key", severity);
+      const std::string name = key.IsScalar() ? key.Scalar() : std::string("?");  // cleaned above
+      clean_controls(reader, it->second, where.empty() ? name : where + "." + name, severity, depth + 1);
+    }
+  }
+}
+
 // `expires_at` of a lesson or an expertise node: an invalid one is an error,
 // since a lesson whose expiry cannot be read must not stay in use forever.
 void read_expiry(Reader& reader, const YAML::Node& node, Lifecycle& life) {
@@ -504,6 +540,7 @@ FrontmatterOutcome read_fields(std::string_view yaml, int yaml_line, Profile pro
     return FrontmatterOutcome::skip;
   }
   if (!report_duplicate_keys(reader, root, profile)) return FrontmatterOutcome::skip;
+  clean_controls(reader, loaded, "", fatal);
   item.frontmatter_yaml = std::string(yaml);
   KnownFields fields(reader, root, item);
   const YAML::Node& type = fields.get("type");

@@ -20,11 +20,11 @@
 
 #include <xxhash.h>
 
+#include "core/digest.hpp"
+#include "core/error.hpp"
 #include "retrieval/binary_io.hpp"
 #include "retrieval/bundle_impl.hpp"
 #include "retrieval/columns.hpp"
-#include "core/digest.hpp"
-#include "core/error.hpp"
 #include "retrieval/file_reader.hpp"
 
 namespace okfbench::retrieval {
@@ -36,8 +36,10 @@ using detail::Reader;
 using detail::Stamp;
 using detail::Writer;
 
-// Bumped whenever binary_io's layout of anything in the file changes.
-constexpr std::uint32_t kFormat = 8;
+// Bumped whenever binary_io's layout of anything in the file changes, or what
+// a load yields from the same files (9: frontmatter control characters are
+// reported and replaced).
+constexpr std::uint32_t kFormat = 9;
 constexpr char kMagic[8] = {'O', 'K', 'F', 'B', 'I', 'D', 'X', '\n'};
 
 // A whole cache file in another format (another okfbench wrote it): not

@@ -58,4 +58,23 @@ std::size_t control_character_offset(std::string_view text) {
   return std::string_view::npos;
 }
 
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') continue;
+    if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f) out += "\xEF\xBF\xBD";
+    else out += text[i];
+  }
+  return out;
+}
+
+std::string echoed(std::string_view text, std::size_t max_chars) {
+  const std::string_view shown = utf8_prefix(text, max_chars);
+  std::string out = printable(escape_invalid_utf8(shown));
+  if (shown.size() < text.size()) out += "... (" + std::to_string(text.size()) + " bytes)";
+  return out;
+}
+
 }  // namespace okfbench::retrieval

@@ -29,4 +29,17 @@ std::string escape_invalid_utf8(std::string_view text);
 // C1 = U+0080..U+009F), or npos. None of them belongs in a name or an id.
 std::size_t control_character_offset(std::string_view text);
 
+// `text` fit to print as plain text (a terminal, a tool result): each C0
+// control character but tab and line feed, and DEL, becomes U+FFFD; a "\r\n"
+// becomes "\n". A NUL or a carriage return from bundle content can then never
+// cut a line short or overwrite one, and so never forge an output line.
+std::string printable(std::string_view text);
+
+// An argument echoed back in a message: printable, bytes that are not UTF-8
+// escaped, and at most `max_chars` bytes of it (cut on a character boundary)
+// with how long it was, e.g. "abc... (100000 bytes)". A model that sends a
+// 100,000-character id gets a short error, not its id back.
+inline constexpr std::size_t kEchoedChars = 200;
+std::string echoed(std::string_view text, std::size_t max_chars = kEchoedChars);
+
 }  // namespace okfbench::retrieval

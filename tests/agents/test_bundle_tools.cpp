@@ -112,6 +112,22 @@ TEST(BundleTools, OpenReturnsBodyLinksAndCitesAndNeverEscapesTheBundle) {
   }
 }
 
+// A 100,000-character concept id came back whole in the error, to be sent to
+// the model again with every later turn.
+TEST(ResourceBounds, ToolErrorsEchoAtMostAFewHundredCharactersOfAnArgument) {
+  Demo d;
+  const std::string id(100'000, 'x');
+  for (const char* tool : {"open", "follow"}) {
+    const std::string text = d.text(tool, {{"concept_id", id}, {"direction", id}});
+    EXPECT_LT(text.size(), 400u) << tool;
+    EXPECT_NE(text.find("(100000 bytes)"), std::string::npos) << text;
+  }
+  EXPECT_LT(d.text("browse", {{"layer", id}}).size(), 1000u);
+  const std::string nul = d.text("open", {{"concept_id", std::string("a\0b", 3)}});
+  EXPECT_EQ(nul.find('\0'), std::string::npos);  // no raw control character goes back either
+  EXPECT_NE(nul.find("a\xEF\xBF\xBD" "b"), std::string::npos) << nul;
+}
+
 // The concept lists its `sources` entry and the footnote that marks it in the
 // text ("[^dashboard]"); open shows that citation once.
 TEST(BundleTools, OpenListsEachCitationOnce) {

@@ -1,6 +1,8 @@
 // End-to-end tests of `okfbench agent` and `okfbench mock-server` (the built program).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "agents/mock_server.hpp"
@@ -147,6 +149,24 @@ TEST(CliAgent, UsageErrorsExitTwo) {
   test::CommandResult missing = test::run_command(fmt::format("{} agent /nonexistent/bundle q", okfbench()));
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.err.find("/nonexistent/bundle"), std::string::npos);
+}
+
+// A server that accepts and never answers held `agent` for 10-15 minutes: it
+// now has a spec's deadlines, and the flags to shorten them.
+TEST(NumbersAndWrites, AgentStopsAtItsTrialDeadlineOnAStalledServer) {
+  auto counter = retrieval::make_counter("o200k_base");
+  MockServer server({}, *counter, parse_faults("stall:20:30"));
+  server.start();
+  const auto start = std::chrono::steady_clock::now();
+  const test::CommandResult r = test::run_command(
+      fmt::format("OPENAI_API_KEY=sk-x {} agent {} {} --model openai:m --base-url {}/v1 --timeout-s 0.3 --trial-timeout-s 1.5",
+                  okfbench(), demo(), kQuestion, server.base_url()));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  server.stop();
+  EXPECT_LT(seconds, 10.0) << r.out << r.err;
+  EXPECT_NE((r.out + r.err).find("deadline"), std::string::npos) << r.out << r.err;
+  EXPECT_EQ(test::run_command(fmt::format("{} agent {} q --timeout-s 0", okfbench(), demo())).exit_code, 2);
+  EXPECT_EQ(test::run_command(fmt::format("{} agent {} q --trial-timeout-s 1e-300", okfbench(), demo())).exit_code, 2);
 }
 
 // The CLI's OpenAI client against the mock server, recording a cassette and a

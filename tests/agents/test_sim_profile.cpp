@@ -26,7 +26,7 @@ struct Ran {
 
 Ran run_with(const std::string& profile, std::uint64_t seed = 0, std::string_view question = kQuestion) {
   ByteCounter counter;
-  SimOptions options = parse_sim_profile(profile, "test.yaml");
+  SimOptions options = parse_sim_profile(profile.empty() ? std::string("{}") : profile, "test.yaml");
   options.seed = seed;
   SimModel sim(options, counter);
   FakeKb kb(FakeKb::Style::grafito, kGrafito);

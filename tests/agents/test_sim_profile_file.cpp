@@ -61,8 +61,15 @@ TEST(SimProfileFile, ReadsEveryKey) {
   EXPECT_TRUE(sim_profile_yaml(o, "fitted by a test").starts_with("# fitted by a test\nsearches: {1: 0.25, 2: 0.75}\n"));
 }
 
-TEST(SimProfileFile, AnEmptyFileIsTheDefault) {
-  const SimOptions o = parse_sim_profile("", "empty.yaml");
+TEST(NumbersAndWrites, AnEmptyProfileFileIsAnErrorAndBracesAreTheDefault) {
+  for (const char* empty : {"", "\n", "# only a comment\n"})
+    EXPECT_THROW(
+        try { parse_sim_profile(empty, "empty.yaml"); } catch (const InputError& e) {
+          EXPECT_NE(std::string(e.what()).find("empty.yaml: the sim profile is empty"), std::string::npos) << e.what();
+          throw;
+        },
+        InputError);
+  const SimOptions o = parse_sim_profile("{}\n", "default.yaml");
   EXPECT_EQ(o.profile, SimProfile{});
   EXPECT_EQ(o.search_k, SimOptions{}.search_k);
 }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agents/sim_profile_file.hpp"
+#include "core/error.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace okfbench::cli {
@@ -57,6 +58,24 @@ TEST(CliCalibrate, FitsWritesAProfileAndReplaysTheQuestions) {
   EXPECT_EQ(total["sim_calls"], total["real_calls"]);
   EXPECT_GT(total["real_calls"].get<int>(), 4 * 3);
   EXPECT_EQ(doc["check"]["questions"].size(), 4u);
+}
+
+// `--out /dev/full` printed "wrote" and exited 0; on a full disk it left an
+// empty profile that sim: then read as the default.
+TEST(NumbersAndWrites, AFailedProfileWriteExitsOneAndLeavesNoFile) {
+  const fs::path dir = test::fresh_dir("cli-calibrate-full");
+  const fs::path calls = record(dir, "searches: 2\nopens_per_search: 1\nfollow_rate: 0\nseed_variation: false\n");
+  const auto r = test::run_command(fmt::format("{} calibrate {} --out /dev/full --bundle {} --holdout 0", okfbench(),
+                                               calls.string(), demo()));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("/dev/full: cannot write"));
+  EXPECT_EQ(r.out.find("wrote"), std::string::npos) << r.out;
+  const auto missing = test::run_command(fmt::format("{} calibrate {} --out {} --bundle {} --holdout 0", okfbench(), calls.string(),
+                                                     (dir / "no-such-folder" / "p.yaml").string(), demo()));
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_FALSE(fs::exists(dir / "no-such-folder"));
+  test::write_file(dir / "empty.yaml", "");  // what a full disk used to leave
+  EXPECT_THROW(agents::load_sim_profile(dir / "empty.yaml"), InputError);
 }
 
 TEST(CliCalibrate, BadInputExitsWithAMessage) {

@@ -14,5 +14,15 @@ TEST(JsonText, ReplacesInvalidUtf8InsteadOfThrowing) {
   EXPECT_EQ(json_text(ordered), "{\"z\":\"\xEF\xBF\xBD\",\"a\":1}");
 }
 
+TEST(ReportsEmbedTextSafely, JsonForHtmlHasNoMarkupCharactersAndMeansTheSame) {
+  const nlohmann::json doc = {{"answer", "<!-- then </script><script>alert(1)</script> & \xE2\x80\xA8\xE2\x80\xA9 >"}};
+  const std::string safe = json_for_html(json_text(doc));
+  EXPECT_EQ(safe.find_first_of("<>&"), std::string::npos);
+  EXPECT_EQ(safe.find("\xE2\x80\xA8"), std::string::npos);
+  EXPECT_EQ(safe.find("\xE2\x80\xA9"), std::string::npos);
+  EXPECT_NE(safe.find("\\u003c!--"), std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(safe), doc);  // the escapes read back as the same text
+}
+
 }  // namespace
 }  // namespace okfbench

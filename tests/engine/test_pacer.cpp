@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <limits>
 #include <thread>
 #include <vector>
 
@@ -21,6 +22,17 @@ TEST(Pacer, SpacesRequestsByTheSlowerOfBothLimits) {
   pacer.wait(10);    // 500 tokens: 0.5 s, as the request limit
   pacer.wait(0);     // 10 tokens would be 0.01 s; the request limit says 0.5 s
   EXPECT_EQ(clock.offsets(), (std::vector<milliseconds>{milliseconds(1000), milliseconds(1500), milliseconds(2000)}));
+}
+
+// A rate the spec would refuse (1e-300, a huge request at a low token rate)
+// still gives a finite wait, at most 6000 s.
+TEST(NumbersAndWrites, ThePacersWaitIsBoundedWhateverTheLimits) {
+  FakeClock clock;
+  Pacer pacer(1e-300, 1e-300, clock);
+  pacer.wait(std::numeric_limits<std::int64_t>::max());
+  pacer.wait(std::numeric_limits<std::int64_t>::max());
+  pacer.wait(0);
+  EXPECT_EQ(clock.offsets(), (std::vector<milliseconds>{milliseconds(6'000'000), milliseconds(12'000'000)}));
 }
 
 TEST(Pacer, WithoutLimitsNothingWaits) {

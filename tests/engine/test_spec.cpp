@@ -419,6 +419,19 @@ TEST(Spec, EveryNumberIsRangeCheckedBeforeItIsConverted) {
   }
 }
 
+// requests_per_minute: 1e-300 passed the range and hung the pacer.
+TEST(NumbersAndWrites, APositiveRateBelowTheMinimumIsRefused) {
+  const std::string base = "bundles:\n  - generate: {concepts: 10}\npaths:\n  context: {}\n  agent: {}\n";
+  EXPECT_EQ(error_of("requests_per_minute: 1e-300\n" + base),
+            "spec.yaml:1: requests_per_minute: 1e-300 is below 0.01; write 0 for no limit or a rate of at least 0.01 "
+            "(a smaller one would wait days between requests)");
+  EXPECT_NE(error_of("tokens_per_minute: 5\n" + base).find("tokens_per_minute: 5 is below 1000"), std::string::npos);
+  EXPECT_NE(error_of("models: [{name: openai:a, request_timeout_seconds: 1e-300}]\n" + base).find("from 0.001 to 86400"),
+            std::string::npos);
+  EXPECT_EQ(parse("requests_per_minute: 0.01\ntokens_per_minute: 0\n" + base).requests_per_minute, 0.01);
+  EXPECT_EQ(parse("requests_per_minute: 0\n" + base).requests_per_minute, 0);
+}
+
 TEST(Spec, NumbersInTheFileNameTheirLineAndRange) {
   // The cases, as a spec file would hold them.
   const std::string base = "bundles:\n  - generate: {concepts: 10}\npaths:\n  context: {}\n  agent: {}\n";
@@ -736,8 +749,8 @@ TEST(Spec, BadModelEntriesNameTheKey) {
       {"models: [{name: openai:a, headers: {Authorization: Bearer x}}]\n", "Authorization is set by okfbench; give the key with api_key_env"},
       {"models: [{name: openai:a, base_url: 'http://user:sk-secret@host/v1'}]\n", "carries user-info"},
       {"models: [{name: openai:a, base_url: 'ftp://host'}]\n", "expected an http:// or https:// URL"},
-      {"models: [{name: openai:a, request_timeout_seconds: .nan}]\n", "models[0].request_timeout_seconds: expected a number greater than 0 and at most 86400, got \".nan\""},
-      {"models: [{name: openai:a, trial_deadline_seconds: .inf}]\n", "trial_deadline_seconds: expected a number greater than 0 and at most 86400, got \".inf\""},
+      {"models: [{name: openai:a, request_timeout_seconds: .nan}]\n", "models[0].request_timeout_seconds: expected a number from 0.001 to 86400, got \".nan\""},
+      {"models: [{name: openai:a, trial_deadline_seconds: .inf}]\n", "trial_deadline_seconds: expected a number from 0.001 to 86400, got \".inf\""},
       {"models: [{name: openai:a, temperature: 3}]\n", "temperature: expected a number from 0 to 2"},
       {"models: [{name: openai:a, max_output_tokens: 0}]\n", "max_output_tokens: expected an integer from 1 to 1000000, got \"0\""},
       {"models: [{name: openai:a, max_output_tokens: 5000000}]\n", "max_output_tokens: expected an integer from 1 to 1000000, got \"5000000\""},

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <set>
 
-#include "mcp/jsonrpc.hpp"
 #include "core/error.hpp"
+#include "mcp/jsonrpc.hpp"
 #include "retrieval/search.hpp"
 #include "retrieval/tokens.hpp"
 #include "tests/mcp/mcp_fixture.hpp"

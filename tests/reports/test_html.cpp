@@ -61,6 +61,34 @@ TEST(Html, SelfContainedWithoutNetworkReferences) {
   EXPECT_EQ(html.find("id=\"okfbench-chunk-1\""), std::string::npos);
 }
 
+// An answer with "<!--" and, later in the same JSON, "<script" put the HTML
+// tokenizer into a state that swallowed the rest of the page.
+TEST(ReportsEmbedTextSafely, JsonInTheReportHasNoMarkupFromTheTrials) {
+  std::vector<TrialRecord> records = fixtures::small_run();
+  records[0].question_id = "q1<!--";
+  records[0].answer = "see <!-- <script> </script>";
+  records[1].error = "<script>alert(1)</script> & more";
+  records[1].bundle = "<script>";
+  const Summary s = summarize(records, fixtures::pricing());
+  const std::string html = html_report(fixtures::manifest(), s, records, nullptr, fixtures::pricing());
+  const std::string open = "<script type=\"application/json\" id=\"okfbench-trials\">";
+  const std::size_t start = html.find(open);
+  ASSERT_NE(start, std::string::npos);
+  const std::size_t end = html.find("</script>", start);
+  const std::string json_text = html.substr(start + open.size(), end - start - open.size());
+  EXPECT_EQ(json_text.find_first_of("<>&"), std::string::npos);
+  EXPECT_NE(json_text.find("q1\\u003c!--"), std::string::npos);
+  EXPECT_FALSE(nlohmann::json::parse(json_text).is_discarded());
+  const auto comments = [](const std::string& page) {
+    std::size_t n = 0;
+    for (auto at = page.find("<!--"); at != std::string::npos; at = page.find("<!--", at + 1)) ++n;
+    return n;
+  };
+  const std::vector<TrialRecord> plain = fixtures::small_run();
+  const std::string plain_html = html_report(fixtures::manifest(), summarize(plain, fixtures::pricing()), plain, nullptr, fixtures::pricing());
+  EXPECT_EQ(comments(html), comments(plain_html));  // the trials added none
+}
+
 // Shares worked out by hand from the fixture prices (input $2/M, cached
 // $0.5/M, output $8/M) in micro-dollars: output 2,000, tools 1,500, new
 // search results 920, question 742.5, system 250, history 75.5, framing 12; 5,500 in all.

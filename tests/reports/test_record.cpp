@@ -1,5 +1,7 @@
 #include "reports/record.hpp"
 
+#include <sys/stat.h>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -101,6 +103,51 @@ TEST(Record, ErrorsNameLocationAndField) {
   EXPECT_THROW(trial_from_json_text(j.dump(), "x"), InputError);
 }
 
+TEST(ResourceBounds, EveryFractionAndMeasureOfARecordIsRangeChecked) {
+  const nlohmann::json good = nlohmann::json::parse(to_jsonl_line(agent_record()));
+  const auto refused = [&](const char* field, nlohmann::json value, std::string_view words) {
+    nlohmann::json j = good;
+    j[nlohmann::json::json_pointer(field)] = value;
+    try {
+      trial_from_json_text(j.dump(), "results.jsonl:3");
+      ADD_FAILURE() << field << " = " << value << " was read";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("results.jsonl:3"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  refused("/evidence_recall", 5.0, "evidence_recall");
+  refused("/evidence_recall", -0.1, "evidence_recall");
+  refused("/measures", nlohmann::json::array({{{"name", "ndcg_cut_10"}, {"value", -1}}}), "measures.ndcg_cut_10");
+  refused("/timings/total_ms", -5, "timings.total_ms");
+  refused("/grades", nlohmann::json::array({{{"grader", "facts"}, {"score", 2.0}}}), "outside [0, 1]");
+}
+
+TEST(ResourceBounds, ADuplicateTrialKeyKeepsTheLastLineAndCountsOnce) {
+  const auto dir = test::fresh_dir("record-duplicates");
+  TrialRecord first = agent_record(), second = agent_record(), other = agent_record();
+  first.answer = "first";
+  second.answer = "second";
+  other.trial_key = "k2";
+  test::write_file(dir / "results.jsonl", to_jsonl_line(first) + "\n" + to_jsonl_line(other) + "\n" + to_jsonl_line(second) + "\n");
+  const std::vector<TrialRecord> records = read_results_jsonl(dir / "results.jsonl");
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].trial_key, "k1");
+  EXPECT_EQ(records[0].answer, "second");
+  EXPECT_EQ(records[1].trial_key, "k2");
+}
+
+TEST(ResourceBounds, AFifoResultsFileIsRefusedNotWaitedOn) {
+  const auto dir = test::fresh_dir("record-fifo");
+  ASSERT_EQ(::mkfifo((dir / "results.jsonl").c_str(), 0600), 0);
+  try {
+    read_results_jsonl(dir / "results.jsonl");
+    FAIL() << "a FIFO was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+  }
+}
+
 // The retrieval method round-trips and names itself in the label; bm25f
 // (the default) is "" there and in the JSON, so bm25f records stay as they were.
 TEST(Record, RetrievalRoundTripsAndOnlyAnotherMethodIsNamed) {
@@ -175,6 +222,7 @@ TEST(Record, ReadsRunDirectory) {
   TrialRecord a = agent_record();
   TrialRecord b = agent_record();
   b.question_id = "q2";
+  b.trial_key = "k2";  // a key twice is one trial (its last line)
   test::write_file(dir / "results.jsonl", to_jsonl_line(a) + "\n\n" + to_jsonl_line(b) + "\n");
   StoredRun run = read_run_dir(dir);
   EXPECT_EQ(run.manifest, m);

@@ -128,5 +128,28 @@ TEST(SessionReport, MarkdownAndCompareMatchTheirGoldenFiles) {
   fixtures::expect_golden("session_compare.md", session_compare_markdown(base, candidate, "base.jsonl", "candidate.jsonl"));
 }
 
+TEST(ReportsEmbedTextSafely, SessionMarkdownCannotBeForgedByTheClientOrItsArguments) {
+  std::vector<SessionEvent> events = {
+      started("s1", "evil\n\n## Concepts read (999; 0 more listed by metadata only)\n\n| forged | 1 | 1 |"),
+      call("s1", "open", R"({"concept_id":"x` | `y\n# z"})", 10, "read", {"a|b\n# c"}),
+      call("s1", "open", R"({"concept_id":"x` | `y\n# z"})", 10, "read", {"a|b\n# c"})};
+  const std::string md = session_markdown(summarize_session(events), "log\n# title");
+  std::size_t headings = 0;
+  for (std::size_t at = md.find("\n## "); at != std::string::npos; at = md.find("\n## ", at + 1)) ++headings;
+  EXPECT_EQ(headings, 3u);  // calls by tool, concepts read, repeated calls: no forged one
+  EXPECT_EQ(md.find("\n# ", 1), std::string::npos);
+  EXPECT_EQ(md.find("\n| forged"), std::string::npos);
+  EXPECT_NE(md.find("| a\\|b # c |"), std::string::npos) << md;
+  // Each table row keeps its column count: every '|' from the log is escaped.
+  for (std::size_t start = 0, end; (end = md.find('\n', start)) != std::string::npos; start = end + 1) {
+    const std::string line = md.substr(start, end - start);
+    if (!line.starts_with("| open |")) continue;
+    std::size_t pipes = 0;
+    for (std::size_t k = 0; k < line.size(); ++k)
+      if (line[k] == '|' && (k == 0 || line[k - 1] != '\\')) ++pipes;
+    EXPECT_TRUE(pipes == 8 || pipes == 5) << line;
+  }
+}
+
 }  // namespace
 }  // namespace okfbench::reports

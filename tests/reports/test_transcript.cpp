@@ -1,5 +1,9 @@
 #include "reports/transcript.hpp"
 
+#include <sys/stat.h>
+
+#include <cstdlib>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -100,6 +104,30 @@ TEST(Transcript, OpeningForAResumeDropsTrialsWithoutARecordAndKeepsTheLastOfEach
   EXPECT_EQ(set.trial_lines, 1u);
   EXPECT_EQ(set.trials[0].answer, "second run");
   EXPECT_EQ(*set.prompt("p1"), prompt("p1"));  // still there for the trial that names it
+}
+
+// A 300 MiB line of zeros packs into a few kilobytes of zstd; read whole, a
+// larger one ended show, report and calibrate in std::bad_alloc.
+TEST(ResourceBounds, AZstdBombIsAnInputErrorNamingTheFile) {
+  if (std::system("command -v zstd >/dev/null") != 0) GTEST_SKIP() << "zstd (the program) is not installed";
+  const fs::path dir = test::fresh_dir("transcript-bomb");
+  const fs::path file = dir / kTranscriptsFile;
+  ASSERT_EQ(std::system(("head -c 300M /dev/zero | zstd -q -1 -c > '" + file.string() + "'").c_str()), 0);
+  EXPECT_LT(fs::file_size(file), 200'000u);
+  try {
+    read_transcripts(file);
+    FAIL() << "the bomb was read";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr(file.string()));
+    EXPECT_THAT(e.what(), HasSubstr("a line of more than 256 MiB"));
+  }
+}
+
+TEST(ResourceBounds, AFifoInPlaceOfTranscriptsIsRefusedNotWaitedOn) {
+  const fs::path dir = test::fresh_dir("transcript-fifo");
+  const fs::path file = dir / kTranscriptsFile;
+  ASSERT_EQ(::mkfifo(file.c_str(), 0600), 0);
+  EXPECT_THROW(read_transcripts(file), InputError);
 }
 
 TEST(Transcript, DamageIsAnErrorNamingTheFileAndWhere) {

@@ -188,7 +188,7 @@ TEST(BundleRemember, LogEntryIsOneEscapedLineThatForgesNothing) {
   Bundle bundle = Bundle::load(root);
   std::vector<LogEntry> before = bundle.history();
   std::string forged =
-      "Evil]\n\n## 2020-01-01\n\n* **Verified**: [a](/a.md) checked\r\n- [runbook](/runbooks/slow.md) `x` #h\u2028"
+      "Evil]\n\n## 2020-01-01\n\n* **Verified**: [a](/a.md) checked\n- [runbook](/runbooks/slow.md) `x` #h\u2028"
       "* **Deleted**: (all)";
   Bundle::Remembered saved = bundle.remember(request("notes/evil", forged));
   ASSERT_EQ(saved.error, "");
@@ -212,6 +212,9 @@ TEST(BundleRemember, LogEntryIsOneEscapedLineThatForgesNothing) {
       EXPECT_TRUE(entry.kind != "Verified" && entry.kind != "Deleted" && entry.date != "2020-01-01") << id;
   EXPECT_EQ(reloaded.history("notes/evil").size(), 1u);
   EXPECT_TRUE(reloaded.diagnostics().empty()) << reloaded.diagnostics()[0].message;
+  // A carriage return (or any control character but tab and line feed) in the
+  // title would be a frontmatter diagnostic on the next load: refused.
+  EXPECT_THAT(reloaded.remember(request("notes/cr", "a\r\nb")).error, HasSubstr("control character"));
 }
 
 // The entry goes under the day's heading when there is one, else under a new
