@@ -2,6 +2,7 @@
 
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -16,6 +17,7 @@
 #include "retrieval/analyzer.hpp"
 #include "retrieval/digest.hpp"
 #include "retrieval/error.hpp"
+#include "retrieval/index_cache.hpp"
 #include "retrieval/json_text.hpp"
 
 namespace okfbench::agents {
@@ -62,10 +64,25 @@ class OpenAIEmbedder : public retrieval::Embedder {
   std::size_t batch_;
 };
 
+// A FIFO at the path would block SQLite's open(2) for ever, and a file
+// someone else can write could hold planted vectors: both are refused (a
+// missing file is created by SQLite, owner-only by the umask).
+void check_cache_file(const std::filesystem::path& path) {
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) != 0) return;
+  std::string problem;
+  if (S_ISLNK(info.st_mode)) problem = "it is a symbolic link: remove it, or pass the file it names";
+  else if (!S_ISREG(info.st_mode)) problem = "it is not a regular file (a FIFO, device or folder?): remove it";
+  else if (std::string owner = retrieval::untrusted_owner(info.st_uid, info.st_mode); !owner.empty()) problem = owner;
+  if (!problem.empty())
+    throw InputError(fmt::format("embedding cache {}: {}; or pass another file to --embed-cache", path.string(), problem));
+}
+
 // SQLite table embeddings(model, text_sha256, vector BLOB of floats).
 class CachedEmbedder : public retrieval::Embedder {
  public:
   CachedEmbedder(std::unique_ptr<retrieval::Embedder> inner, const std::filesystem::path& path) : inner_(std::move(inner)) {
+    check_cache_file(path);
     if (sqlite3_open(path.string().c_str(), &db_) != SQLITE_OK) {
       std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
       sqlite3_close(db_);
