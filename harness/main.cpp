@@ -4,6 +4,7 @@
 #include <exception>
 #include <string>
 
+#include "agents/secrets.hpp"
 #include "harness/build_info.hpp"
 #include "harness/commands.hpp"
 #include "retrieval/error.hpp"
@@ -26,13 +27,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   } catch (const okfbench::UsageError& e) {
-    std::fprintf(stderr, "okfbench: usage error: %s\n", e.what());
+    std::fprintf(stderr, "okfbench: usage error: %s\n", okfbench::agents::redact(e.what()).c_str());
     return 2;
   } catch (const okfbench::InputError& e) {
-    std::fprintf(stderr, "okfbench: error: %s\n", e.what());
+    std::fprintf(stderr, "okfbench: error: %s\n", okfbench::agents::redact(e.what()).c_str());
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "okfbench: internal error: %s\n", e.what());
+    std::fprintf(stderr, "okfbench: internal error: %s\n", okfbench::agents::redact(e.what()).c_str());
     return 3;
   }
 }

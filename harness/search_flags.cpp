@@ -164,7 +164,7 @@ void warn_skipped(const retrieval::Bundle& bundle, const std::string& path) {
 void warn_skipped(std::size_t errors, const std::string& path) {
   if (errors > 0) {
     std::fprintf(stderr, "okfbench: %zu file(s) of %s skipped with errors (okfbench validate lists them)\n", errors,
-                 path.c_str());
+                 harness::shown_source(path).c_str());
   }
 }
 
