@@ -2,21 +2,23 @@
 
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstring>
 #include <mutex>
 
-#include "core/hash.hpp"
 #include "agents/http.hpp"
 #include "agents/json_util.hpp"
 #include "agents/secrets.hpp"
-#include "core/sqlite.hpp"
-#include "retrieval/analyzer.hpp"
 #include "core/digest.hpp"
 #include "core/error.hpp"
+#include "core/hash.hpp"
 #include "core/json_text.hpp"
+#include "core/sqlite.hpp"
+#include "retrieval/analyzer.hpp"
+#include "retrieval/index_cache.hpp"
 
 namespace okfbench::agents {
 namespace {
@@ -62,12 +64,32 @@ class OpenAIEmbedder : public retrieval::Embedder {
   std::size_t batch_;
 };
 
+// A FIFO at the path would block SQLite's open(2) for ever, and a file
+// someone else can write could hold planted vectors: both are refused (a
+// missing file is created by SQLite, owner-only by the umask).
+void check_cache_file(const std::filesystem::path& path) {
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) != 0) return;
+  std::string problem;
+  if (S_ISLNK(info.st_mode)) problem = "it is a symbolic link: remove it, or pass the file it names";
+  else if (!S_ISREG(info.st_mode)) problem = "it is not a regular file (a FIFO, device or folder?): remove it";
+  else if (std::string owner = retrieval::untrusted_owner(info.st_uid, info.st_mode); !owner.empty()) problem = owner;
+  if (!problem.empty())
+    throw InputError(fmt::format("embedding cache {}: {}; or pass another file to --embed-cache", path.string(), problem));
+}
+
 // SQLite table embeddings(model, text_sha256, vector BLOB of floats).
 class CachedEmbedder : public retrieval::Embedder {
+  // The file the user named, checked before SQLite opens it (check_cache_file).
+  static SqliteDb open_cache(const std::filesystem::path& path) {
+    check_cache_file(path);
+    return SqliteDb(path, "embedding cache " + path.string(),
+                    {.busy_timeout_ms = 10000, .open_advice = "; pass a writable file to --embed-cache", .full_disk_advice = ""});
+  }
+
  public:
   CachedEmbedder(std::unique_ptr<retrieval::Embedder> inner, const std::filesystem::path& path)
-      : inner_(std::move(inner)),
-        db_(path, "embedding cache " + path.string(), {.busy_timeout_ms = 10000, .open_advice = "; pass a writable file to --embed-cache", .full_disk_advice = ""}) {
+      : inner_(std::move(inner)), db_(open_cache(path)) {
     db_.exec("CREATE TABLE IF NOT EXISTS embeddings(model TEXT NOT NULL, text_sha256 TEXT NOT NULL, vector BLOB NOT "
              "NULL, PRIMARY KEY(model, text_sha256))");
   }

@@ -234,7 +234,7 @@ ordered_json lessons_json(const LessonReport& r) {
 }
 
 void print_validate_text(const BundleArgs& args, const Bundle& bundle, const Report& r, const std::string& now) {
-  std::printf("bundle: %s (profile %s)\n", args.bundle.c_str(), args.profile.c_str());
+  std::printf("bundle: %s (profile %s)\n", engine::shown_source(args.bundle).c_str(), args.profile.c_str());
   std::printf("concepts: %zu in %zu layers (%s)\n", bundle.concepts().size(), bundle.layers().size(),
               joined_counts(bundle.layers()).c_str());
   std::printf("types: %s\n", joined_counts(r.types).c_str());
@@ -275,7 +275,7 @@ int run_validate(const BundleArgs& args) {
     print_validate_text(args, bundle, r, now);
     return exit_code;
   }
-  ordered_json out = {{"bundle", retrieval::escape_invalid_utf8(args.bundle)},  // a folder name need not be UTF-8
+  ordered_json out = {{"bundle", retrieval::escape_invalid_utf8(engine::shown_source(args.bundle))},  // a folder name need not be UTF-8
                       {"profile", args.profile},
                       {"conformant", r.errors == 0},
                       {"concepts", bundle.concepts().size()},
@@ -500,12 +500,12 @@ int run_index(const BundleArgs& args) {
       keep_until_exit(engine::load_cached_bundle(source.root(), load_options(args), {}, dir));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!loaded.from_cache && !loaded.written)
-    throw InputError(fmt::format("{}: the index cache was not written ({})", args.bundle, loaded.note));
+    throw InputError(fmt::format("{}: the index cache was not written ({})", engine::shown_source(args.bundle), loaded.note));
   std::error_code error;
   const std::uintmax_t bytes = std::filesystem::file_size(loaded.file, error);
   const std::string state = loaded.from_cache ? "current" : "written";
   if (args.json) {
-    ordered_json out{{"bundle", args.bundle},      {"file", loaded.file.string()},
+    ordered_json out{{"bundle", engine::shown_source(args.bundle)},      {"file", loaded.file.string()},
                      {"state", state},             {"reason", loaded.reason},
                      {"concepts", loaded.bundle.concepts().size()},
                      {"documents", loaded.index.stats().documents},

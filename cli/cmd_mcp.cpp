@@ -70,7 +70,8 @@ int run_mcp(const McpArgs& a) {
     retrieval::CachedBundle& b =
         bundles.emplace_back(engine::load_cached_bundle(source.root(), {}, {}, a.git.index_cache_dir()));
     if (b.bundle.concepts().empty())
-      throw InputError(fmt::format("{}: no concepts loaded; run `okfbench validate {}` to see why", where, where));
+      throw InputError(fmt::format("{}: no concepts loaded; run `okfbench validate {}` to see why",
+                                   engine::shown_source(where), engine::shown_source(where)));
     served.push_back({source.name(), &b.bundle, &b.index});
   }
   std::unique_ptr<mcp::SessionLog> log;

@@ -4,9 +4,10 @@
 #include <exception>
 #include <string>
 
-#include "engine/build_info.hpp"
+#include "agents/secrets.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "engine/build_info.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"okfbench: measure agentic retrieval against one-shot context packs over OKF bundles"};
@@ -26,13 +27,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   } catch (const okfbench::UsageError& e) {
-    std::fprintf(stderr, "okfbench: usage error: %s\n", e.what());
+    std::fprintf(stderr, "okfbench: usage error: %s\n", okfbench::agents::redact(e.what()).c_str());
     return 2;
   } catch (const okfbench::InputError& e) {
-    std::fprintf(stderr, "okfbench: error: %s\n", e.what());
+    std::fprintf(stderr, "okfbench: error: %s\n", okfbench::agents::redact(e.what()).c_str());
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "okfbench: internal error: %s\n", e.what());
+    std::fprintf(stderr, "okfbench: internal error: %s\n", okfbench::agents::redact(e.what()).c_str());
     return 3;
   }
 }

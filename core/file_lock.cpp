@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -51,6 +52,23 @@ void note_holder(int fd) {
   }
 }
 
+// The lock file, created if need be. Never blocks on a FIFO planted at the
+// path, nor follows a symbolic link; InputError naming the path.
+int open_lock_file(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+  if (fd >= 0) return fd;
+  const int error = errno;
+  throw InputError(fmt::format("cannot create the lock file {}: {}{}", path.string(), std::strerror(error),
+                               error == ELOOP ? " (a symbolic link); remove it" : ""));
+}
+
+void check_regular(int fd, const std::filesystem::path& path) {
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode))
+    throw InputError(fmt::format("the lock file {} is not a regular file (a FIFO, device or folder?); remove it",
+                                 path.string()));
+}
+
 }  // namespace
 
 std::string describe_lock_holder(const std::string& content) {
@@ -69,9 +87,9 @@ std::string describe_lock_holder(const std::string& content) {
 
 FileLock FileLock::acquire(const std::filesystem::path& path, Wait wait, const std::string& what_to_do,
                            const std::function<void(const std::string& holder)>& on_wait) {
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) throw InputError(fmt::format("cannot create the lock file {}: {}", path.string(), std::strerror(errno)));
+  const int fd = open_lock_file(path);
   FileLock lock(fd);
+  check_regular(fd, path);
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     if (errno != EWOULDBLOCK) throw InputError(fmt::format("cannot lock {}: {}", path.string(), std::strerror(errno)));
     const std::string holder = describe_lock_holder(read_all(fd));
@@ -90,9 +108,9 @@ FileLock FileLock::acquire(const std::filesystem::path& path, Wait wait, const s
 
 FileLock FileLock::acquire_within(const std::filesystem::path& path, std::chrono::milliseconds timeout,
                                   const std::string& what_to_do) {
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) throw InputError(fmt::format("cannot create the lock file {}: {}", path.string(), std::strerror(errno)));
+  const int fd = open_lock_file(path);
   FileLock lock(fd);
+  check_regular(fd, path);
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     if (errno != EWOULDBLOCK && errno != EINTR)

@@ -5,9 +5,9 @@
 
 #include <algorithm>
 
+#include "core/error.hpp"
 #include "engine/limits.hpp"
 #include "engine/number_option.hpp"
-#include "core/error.hpp"
 
 namespace okfbench::engine {
 namespace fs = std::filesystem;
@@ -17,6 +17,8 @@ GitOptions SourceFlags::options() const {
   options.cache_dir = cache;
   options.refresh = refresh;
   options.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(timeout_seconds * 1000.0));
+  options.max_bytes = max_bytes;
+  options.max_files = max_files;
   return options;
 }
 
@@ -56,7 +58,7 @@ BundleSourceFolder BundleSourceFolder::open(const std::string& where, const Sour
   std::optional<GitSource> git = parse_git_source(where, flags.ref, flags.subdir);
   if (!git) {
     if (!flags.ref.empty() || !flags.subdir.empty())
-      throw UsageError(fmt::format("--git-ref and --git-subdir need a git URL; {} is a folder", where));
+      throw UsageError(fmt::format("--git-ref and --git-subdir need a git URL; {} is a folder", shown_source(where)));
     out.root_ = where;
     out.name_ = folder_name(where);
     return out;
@@ -86,9 +88,10 @@ SourceBundles load_sources(const std::vector<std::string>& wheres, const SourceF
       throw UsageError(fmt::format("two bundles are named '{}' ({} and {}): a bundle is named after its folder, the "
                                    "last part of its git subdirectory or its repository; load one from a folder "
                                    "with another name",
-                                   source.name(), wheres[static_cast<std::size_t>(twin - out.names.begin())], wheres[i]));
+                                   source.name(), shown_source(wheres[static_cast<std::size_t>(twin - out.names.begin())]),
+                                   shown_source(wheres[i])));
     if (!fs::is_directory(source.root()))
-      throw InputError(wheres[i] + " is not a directory: pass the root of an OKF bundle or a git URL");
+      throw InputError(shown_source(wheres[i]) + " is not a directory: pass the root of an OKF bundle or a git URL");
     retrieval::CachedBundle loaded = load_cached_bundle(source.root(), load, config, flags.index_cache_dir());
     out.bundles.push_back(std::make_unique<retrieval::Bundle>(std::move(loaded.bundle)));
     out.indexes.push_back(std::make_unique<retrieval::SearchIndex>(std::move(loaded.index)));
@@ -111,6 +114,14 @@ void add_source_cache_flags(CLI::App& cmd, engine::SourceFlags& flags) {
   cmd.add_flag("--refresh", flags.refresh, "Git bundles: clone again instead of reusing the cached checkout");
   cmd.add_option("--git-timeout", flags.timeout_seconds, "Git bundles: seconds to wait for the cache lock and for each git command")
       ->check(number_in(engine::limits::git_timeout_seconds))
+      ->capture_default_str();
+  cmd.add_option("--git-max-bytes", flags.max_bytes,
+                 "Git bundles: stop a clone whose folder (.git included) passes this many bytes")
+      ->check(number_in(engine::limits::git_clone_bytes))
+      ->capture_default_str();
+  cmd.add_option("--git-max-files", flags.max_files,
+                 "Git bundles: stop a clone whose folder (.git included) passes this many files and folders")
+      ->check(number_in(engine::limits::git_clone_files))
       ->capture_default_str();
   cmd.add_option("--git-cache", flags.cache, "Git bundles: cache folder (default $XDG_CACHE_HOME/okfbench/git)");
   cmd.add_option("--index-cache", flags.index_cache,

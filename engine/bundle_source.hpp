@@ -27,6 +27,8 @@ struct SourceFlags {
   std::string cache;  // "" = default_git_cache()
   bool refresh = false;
   double timeout_seconds = 120;
+  std::uint64_t max_bytes = GitOptions{}.max_bytes;  // --git-max-bytes
+  std::uint64_t max_files = GitOptions{}.max_files;  // --git-max-files
   std::string index_cache;  // "" = retrieval::default_index_cache_dir()
   bool no_index_cache = false;
 

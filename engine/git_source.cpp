@@ -12,11 +12,17 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <thread>
 #include <vector>
 
-#include "core/hash.hpp"
 #include "core/error.hpp"
+#include "core/hash.hpp"
+#include <sys/stat.h>
+#include "agents/secrets.hpp"
+#include "core/error.hpp"
+#include "engine/spec.hpp"
+#include "retrieval/index_cache.hpp"
 
 extern char** environ;
 
@@ -93,6 +99,27 @@ std::string clean_subdir(std::string_view subdir, std::string_view source) {
   return out;
 }
 
+// UsageError for a URL git would hand to a transport okfbench does not allow:
+// TRANSPORT::ADDRESS (ext:: runs a command, fd:: reads a descriptor) or a
+// scheme other than https, http, ssh, git and file. Checked before any git
+// runs; kProtocolPolicy refuses the same ones inside git.
+void check_transport(const GitSource& source) {
+  const std::string shown_url = agents::display_url(source.url);
+  const auto scheme = source.url.find("://");
+  const auto helper = source.url.find("::");
+  if (helper != std::string::npos && (scheme == std::string::npos || helper < scheme))
+    throw UsageError(fmt::format("{}: `{}::` URLs hand the address to a git remote helper (ext:: runs a command); "
+                                 "use an https://, http://, ssh://, git:// or file:// URL",
+                                 shown_url, source.url.substr(0, helper)));
+  if (scheme == std::string::npos) return;  // scp form or a local path
+  const std::string name = source.url.substr(0, scheme);
+  for (std::string_view allowed : {"https", "http", "ssh", "git", "file"})
+    if (name == allowed) return;
+  throw UsageError(fmt::format("{}: the transport `{}` is not allowed; use an https://, http://, ssh://, git:// or "
+                               "file:// URL",
+                               shown_url, name));
+}
+
 std::string repository_name(std::string_view url) {
   std::string_view rest = url;
   while (!rest.empty() && rest.back() == '/') rest.remove_suffix(1);
@@ -118,17 +145,34 @@ struct Ran {
   int exit_code = -1;
   std::string output;  // stdout and stderr together
   std::string spawn_error;
+  std::string stopped;  // why `watch` stopped the program ("" = it was not stopped)
 };
+
+// Checked while a program runs (about every kWatchEvery); a non-empty answer
+// says why the program must stop, and it is killed.
+using Watch = std::function<std::string()>;
+constexpr std::chrono::milliseconds kWatchEvery{250};
+
+// Variables git must not see: a caller's repository must not leak into ours
+// (okfbench may run from a git hook), and the caller's protocol policy or
+// injected configuration must not widen the allow-list every command gets
+// (kProtocolPolicy; GIT_ALLOW_PROTOCOL=ext would let a URL run a command).
+// GIT_SSH, GIT_SSH_COMMAND and proxies stay: they are how the caller reaches
+// its own servers, and a URL cannot change them.
+bool dropped_variable(std::string_view entry) {
+  for (std::string_view name : {"GIT_DIR=", "GIT_WORK_TREE=", "GIT_INDEX_FILE=", "GIT_TERMINAL_PROMPT=",
+                                "GIT_OBJECT_DIRECTORY=", "GIT_ALTERNATE_OBJECT_DIRECTORIES=", "GIT_COMMON_DIR=",
+                                "GIT_NAMESPACE=", "GIT_ALLOW_PROTOCOL=", "GIT_PROTOCOL_FROM_USER=",
+                                "GIT_CONFIG_PARAMETERS=", "GIT_CONFIG_COUNT=", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"})
+    if (starts_with(entry, name)) return true;
+  return false;
+}
 
 std::vector<std::string> child_environment() {
   std::vector<std::string> env;
   for (char** e = environ; e && *e; ++e) {
     const std::string_view entry(*e);
-    // A caller's repository must not leak into ours (okfbench may run from a git hook).
-    if (starts_with(entry, "GIT_DIR=") || starts_with(entry, "GIT_WORK_TREE=") ||
-        starts_with(entry, "GIT_INDEX_FILE=") || starts_with(entry, "GIT_TERMINAL_PROMPT="))
-      continue;
-    env.emplace_back(entry);
+    if (!dropped_variable(entry)) env.emplace_back(entry);
   }
   env.emplace_back("GIT_TERMINAL_PROMPT=0");  // fail instead of asking for a password on a terminal
   return env;
@@ -144,7 +188,8 @@ std::vector<char*> pointers(std::vector<std::string>& items) {
 // Runs `program args...` with stdin from /dev/null, in its own process group
 // (git starts helpers; a timeout kills them all), collecting its output until
 // it exits or `timeout` passes.
-Ran run_program(const std::string& program, std::vector<std::string> args, std::chrono::milliseconds timeout) {
+Ran run_program(const std::string& program, std::vector<std::string> args, std::chrono::milliseconds timeout,
+                const Watch& watch) {
   Ran ran;
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
@@ -178,14 +223,20 @@ Ran run_program(const std::string& program, std::vector<std::string> args, std::
   }
   ran.started = true;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto next_watch = std::chrono::steady_clock::now() + kWatchEvery;
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto now = std::chrono::steady_clock::now();
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
     if (left.count() <= 0) {
       ran.timed_out = true;
       break;
     }
+    if (watch && now >= next_watch) {
+      next_watch = now + kWatchEvery;
+      if (ran.stopped = watch(); !ran.stopped.empty()) break;
+    }
     pollfd readable{pipe_fds[0], POLLIN, 0};
-    const int ready = ::poll(&readable, 1, static_cast<int>(std::min<std::int64_t>(left.count(), 1000)));
+    const int ready = ::poll(&readable, 1, static_cast<int>(std::min<std::int64_t>(left.count(), kWatchEvery.count())));
     if (ready < 0 && errno != EINTR) break;
     if (ready <= 0) continue;
     char buffer[4096];
@@ -195,7 +246,7 @@ Ran run_program(const std::string& program, std::vector<std::string> args, std::
     if (ran.output.size() < kMaxOutput) ran.output.append(buffer, static_cast<std::size_t>(n));
   }
   ::close(pipe_fds[0]);
-  if (ran.timed_out) ::kill(-pid, SIGKILL);
+  if (ran.timed_out || !ran.stopped.empty()) ::kill(-pid, SIGKILL);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
@@ -210,10 +261,49 @@ std::string shown(const std::string& output) {
   return text.empty() ? "(no message)" : text;
 }
 
-// Runs one git command; InputError naming `source` when it cannot start, fails or times out.
-std::string git(const GitOptions& options, const GitSource& source, std::string_view verb, std::vector<std::string> args) {
+// The user-info parts of a scheme://USER:PASSWORD@HOST/ URL as written, and
+// the password percent-decoded: any of them may be a token.
+std::vector<std::string> url_credentials(std::string_view url) {
+  const auto scheme = url.find("://");
+  if (scheme == std::string_view::npos) return {};
+  const std::string_view rest = url.substr(scheme + 3);
+  const auto at = rest.substr(0, rest.find('/')).rfind('@');
+  if (at == std::string_view::npos) return {};
+  const std::string_view info = rest.substr(0, at);
+  const auto colon = info.find(':');
+  std::vector<std::string> out{std::string(info.substr(0, colon)), agents::url_password(url)};
+  if (colon != std::string_view::npos) out.emplace_back(info.substr(colon + 1));
+  std::erase_if(out, [](const std::string& part) { return part.size() < agents::kMinSecretLength; });
+  return out;
+}
+
+// Every git command gets this protocol allow-list ahead of its own options
+// (command-line -c wins over every configuration file): the transports
+// okfbench documents, and never `ext::` (runs a command) or `fd::`, whatever
+// the caller's configuration says. core.fsmonitor and core.hooksPath are
+// pinned so that a repository's configuration cannot run a program either.
+const std::vector<std::string> kProtocolPolicy = {
+    "-c", "protocol.allow=never",        "-c", "protocol.https.allow=always", "-c", "protocol.http.allow=always",
+    "-c", "protocol.ssh.allow=always",   "-c", "protocol.git.allow=always",   "-c", "protocol.file.allow=always",
+    "-c", "core.fsmonitor=false",        "-c", "core.hooksPath=/dev/null"};
+
+// Git's messages with the URL's credentials (if any) replaced: git names the
+// URL in some of its errors.
+std::string without_credentials(const std::string& text, const GitSource& source) {
+  std::string out = agents::redact(text, url_credentials(source.url));
+  if (const std::string shown_url = agents::display_url(source.url); shown_url != source.url) {
+    for (std::size_t at = out.find(source.url); at != std::string::npos; at = out.find(source.url, at))
+      out.replace(at, source.url.size(), shown_url);
+  }
+  return out;
+}
+
+// Runs one git command; InputError naming `source` when it cannot start, fails, times out or is stopped by `watch`.
+std::string git(const GitOptions& options, const GitSource& source, std::string_view verb, std::vector<std::string> args,
+                const Watch& watch = {}) {
   const std::string what = fmt::format("git {}", verb);
-  Ran ran = run_program(options.program, std::move(args), options.timeout);
+  args.insert(args.begin(), kProtocolPolicy.begin(), kProtocolPolicy.end());
+  Ran ran = run_program(options.program, std::move(args), options.timeout, watch);
   if (!ran.started)
     throw InputError(fmt::format("{}: cannot run `{}` ({}): install git (apt-get install git) or put it on PATH",
                                  source.text(), options.program, ran.spawn_error));
@@ -221,8 +311,10 @@ std::string git(const GitOptions& options, const GitSource& source, std::string_
     throw InputError(fmt::format("{}: `{}` did not finish within {} ms; raise --git-timeout (git-timeout in specs) or "
                                  "check the URL",
                                  source.text(), what, options.timeout.count()));
+  if (!ran.stopped.empty()) throw InputError(fmt::format("{}: `{}` stopped: {}", source.text(), what, ran.stopped));
   if (ran.exit_code != 0)
-    throw InputError(fmt::format("{}: `{}` failed (exit {}): {}", source.text(), what, ran.exit_code, shown(ran.output)));
+    throw InputError(fmt::format("{}: `{}` failed (exit {}): {}", source.text(), what, ran.exit_code,
+                                 shown(without_credentials(ran.output, source))));
   return ran.output;
 }
 
@@ -239,13 +331,60 @@ std::string unique_suffix() {
   return fmt::format("{}-{}", ::getpid(), counter++);
 }
 
-// A complete checkout in `tmp`, or an InputError with `tmp` removed.
+// The bytes of the regular files and the number of entries (files, folders,
+// links; symbolic links not followed) below `dir`, counted until either
+// passes its limit.
+struct FolderSize {
+  std::uint64_t bytes = 0;
+  std::uint64_t entries = 0;
+};
+
+FolderSize measure(const fs::path& dir, const GitOptions& options) {
+  FolderSize size;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+       !ec && it != end; it.increment(ec)) {
+    ++size.entries;
+    std::error_code type_error;
+    if (it->symlink_status(type_error).type() == fs::file_type::regular) {
+      std::error_code size_error;
+      const std::uintmax_t bytes = it->file_size(size_error);
+      if (!size_error) size.bytes += bytes;
+    }
+    if (size.bytes > options.max_bytes || size.entries > options.max_files) break;
+  }
+  return size;
+}
+
+// "" while the clone in `dir` is within the limits, else what was exceeded.
+std::string over_limit(const fs::path& dir, const GitOptions& options) {
+  const FolderSize size = measure(dir, options);
+  if (size.bytes > options.max_bytes)
+    return fmt::format("the clone passed {} bytes (the git clone limit); raise --git-max-bytes if the repository really is that large",
+                       options.max_bytes);
+  if (size.entries > options.max_files)
+    return fmt::format("the clone passed {} files and folders (the git clone limit); raise --git-max-files if "
+                       "the repository really has that many",
+                       options.max_files);
+  return {};
+}
+
+// A complete checkout in `tmp`, or an InputError with `tmp` removed. The
+// fetch and the checkout are watched and stopped once the folder passes the
+// size limits, and the finished checkout is measured once more.
 void clone_into(const fs::path& tmp, const GitSource& source, const GitOptions& options) {
+  const Watch within_limits = [&] { return over_limit(tmp, options); };
   try {
     git(options, source, "init", {"-c", "init.defaultBranch=okfbench", "init", "-q", "--", tmp.string()});
-    git(options, source, "fetch", {"-C", tmp.string(), "fetch", "-q", "--depth", "1", "--", source.url,
-                          source.ref.empty() ? "HEAD" : source.ref});
-    git(options, source, "checkout", {"-C", tmp.string(), "-c", "advice.detachedHead=false", "checkout", "-q", "FETCH_HEAD"});
+    git(options, source, "fetch",
+        {"-C", tmp.string(), "fetch", "-q", "--depth", "1", "--", source.url, source.ref.empty() ? "HEAD" : source.ref},
+        within_limits);
+    git(options, source, "checkout", {"-C", tmp.string(), "-c", "advice.detachedHead=false", "checkout", "-q", "FETCH_HEAD"},
+        within_limits);
+    if (std::string over = within_limits(); !over.empty())
+      throw InputError(fmt::format("{}: {}", source.text(), over));
+    std::error_code ec;
+    fs::remove(tmp / ".git" / "FETCH_HEAD", ec);  // it names the URL, credentials included
   } catch (...) {
     std::error_code ec;
     fs::remove_all(tmp, ec);
@@ -264,6 +403,27 @@ void publish(const fs::path& tmp, const fs::path& dir) {
     throw InputError(fmt::format("cannot publish the checkout {}: {}", dir.string(), ec.message()));
   }
   fs::remove_all(old, ec);
+}
+
+// Whether the cached checkout `dir` may be served as its commit: a folder of
+// ours (retrieval::untrusted_folder) in which `git status` sees nothing
+// changed, added or ignored, index included. Anything else is said on stderr
+// and cloned again. Costs one stat per file, far less than a clone.
+bool reusable(const fs::path& dir, const GitSource& source, const GitOptions& options) {
+  std::string problem = retrieval::untrusted_folder(dir);
+  if (problem.empty()) {
+    try {
+      const std::string status = git(options, source, "status",
+                                     {"-C", dir.string(), "status", "--porcelain", "--untracked-files=all", "--ignored"});
+      if (!status.empty()) problem = "differs from its commit (`git status --porcelain --ignored`: " + shown(status) + ")";
+    } catch (const InputError& e) {
+      problem = std::string("cannot be checked: ") + e.what();
+    }
+  }
+  if (problem.empty()) return true;
+  std::fprintf(stderr, "okfbench: warning: the cached checkout %s %s; cloning %s again\n", dir.string().c_str(),
+               problem.c_str(), source.text().c_str());
+  return false;
 }
 
 bool inside(const fs::path& root, const fs::path& path) {
@@ -292,9 +452,12 @@ fs::path bundle_folder(const fs::path& checkout, const GitSource& source, const 
 
 }  // namespace
 
+std::string shown_source(std::string_view where) { return agents::redact(agents::display_url(where)); }
+
 std::string GitSource::text() const {
-  if (ref.empty() && subdir.empty()) return url;
-  return url + "#" + ref + (subdir.empty() ? "" : ":" + subdir);
+  const std::string shown_url = agents::display_url(url);  // never a token from the URL's user-info
+  if (ref.empty() && subdir.empty()) return shown_url;
+  return shown_url + "#" + ref + (subdir.empty() ? "" : ":" + subdir);
 }
 
 std::string GitSource::default_name() const {
@@ -329,6 +492,10 @@ std::optional<GitSource> parse_git_source(std::string_view text, std::string_vie
     throw UsageError(fmt::format("{}: no repository name in the URL; pass a URL such as https://host/owner/repo.git", text));
   if (starts_with(source.url, "-") || starts_with(source.ref, "-"))
     throw UsageError(fmt::format("{}: a URL or ref may not start with '-'", text));
+  check_transport(source);
+  // Messages quote the text as given (a folder or URL argument): whatever
+  // prints one redacts these (agents::redact), and shown_source() drops them.
+  for (const std::string& part : url_credentials(source.url)) agents::remember_secret(part);
   return source;
 }
 
@@ -343,6 +510,9 @@ GitCheckout GitCheckout::open(const GitSource& source, const GitOptions& options
   std::error_code ec;
   fs::create_directories(cache, ec);
   if (ec) throw InputError(fmt::format("cannot create the git cache {}: {}", cache.string(), ec.message()));
+  if (const std::string problem = retrieval::untrusted_folder(cache); !problem.empty())
+    throw InputError(fmt::format("the git cache {} {}; use a folder only you can write (--git-cache DIR)",
+                                 cache.string(), problem));
   const std::string key =
       file_name_part(repository_name(source.url)) + "-" + stable_hash(source.url + "\n" + source.ref);
   FileLock lock = FileLock::acquire_within(cache / (key + ".lock"), options.timeout,
@@ -350,7 +520,7 @@ GitCheckout GitCheckout::open(const GitSource& source, const GitOptions& options
                                                "; wait, or raise --git-timeout");
   remove_leftovers(cache, key);  // of a process that died mid-clone; we hold the lock, so none is in use
   const fs::path dir = cache / key;
-  const bool clone = options.refresh || !fs::is_directory(dir / ".git");
+  const bool clone = options.refresh || !fs::is_directory(dir / ".git") || !reusable(dir, source, options);
   if (clone) {
     const fs::path tmp = cache / (key + ".tmp-" + unique_suffix());
     clone_into(tmp, source, options);

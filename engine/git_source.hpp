@@ -29,6 +29,7 @@
 // a lock not had within `timeout`, a subdirectory that is missing, not a
 // directory, or resolves (symbolic links included) outside the repository.
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -51,6 +52,11 @@ struct GitSource {
   std::string default_name() const;
 };
 
+// A bundle argument (folder or git URL) as messages, output and records show
+// it: a URL's user-info dropped and remembered secrets redacted. (A git
+// source's credentials are remembered by parse_git_source.)
+std::string shown_source(std::string_view where);
+
 // nullopt when `text` names a folder. A non-empty `ref` or `subdir` replaces
 // what the text says. UsageError for a URL with an empty repository or a
 // subdirectory that is absolute or has a ".." component.
@@ -62,6 +68,10 @@ struct GitOptions {
   bool refresh = false;             // clone again even when the cache has a checkout
   std::chrono::milliseconds timeout{std::chrono::seconds(120)};  // lock wait, and each git command
   std::string program = "git";      // found on PATH unless it has a '/'
+  // A clone is stopped (and nothing is cached) once its folder, .git
+  // included, holds more bytes of regular files or more entries than this.
+  std::uint64_t max_bytes = std::uint64_t{1} << 30;
+  std::uint64_t max_files = 200'000;
 };
 
 // $XDG_CACHE_HOME/okfbench/git, else $HOME/.cache/okfbench/git; InputError

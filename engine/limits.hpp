@@ -84,6 +84,9 @@ inline constexpr Int max_total_bytes{1, std::int64_t{1} << 50};
 
 // Git bundles (--git-timeout, git_timeout in specs): seconds, more than 0, at most a day.
 inline constexpr RealRange git_timeout_seconds{0.001, 86'400};
+// --git-max-bytes / --git-max-files: what one clone's folder may hold (GitOptions has the defaults).
+inline constexpr Int git_clone_bytes{1, std::int64_t{1} << 50};
+inline constexpr Int git_clone_files{1, 100'000'000};
 
 // calibrate --holdout: the share of questions held out of the fit.
 inline constexpr RealRange calibrate_holdout{0, 0.9};

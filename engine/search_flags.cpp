@@ -8,9 +8,9 @@
 
 #include "agents/embeddings.hpp"
 #include "agents/rerankers.hpp"
+#include "core/error.hpp"
 #include "engine/limits.hpp"
 #include "engine/number_option.hpp"
-#include "core/error.hpp"
 
 namespace okfbench::cli {
 
@@ -164,7 +164,7 @@ void warn_skipped(const retrieval::Bundle& bundle, const std::string& path) {
 void warn_skipped(std::size_t errors, const std::string& path) {
   if (errors > 0) {
     std::fprintf(stderr, "okfbench: %zu file(s) of %s skipped with errors (okfbench validate lists them)\n", errors,
-                 path.c_str());
+                 engine::shown_source(path).c_str());
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -16,6 +17,8 @@
 #include <ctime>
 #include <fmt/format.h>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <thread>
 
 #include <xxhash.h>
@@ -218,11 +221,26 @@ Checksum block_checksum(std::string_view bytes, const std::function<void(std::st
 class Mapping {
  public:
   // nullopt (and `why`) when the file cannot be opened or mapped.
-  static std::optional<Mapping> open(const fs::path& file, std::string& why) {
-    FileDescriptor fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+  // Never blocks (a FIFO at the path) nor follows a symbolic link; `refused`
+  // is set for a file that is there but not a cache of ours to read: not a
+  // regular file, or untrusted_owner().
+  static std::optional<Mapping> open(const fs::path& file, std::string& why, bool* refused = nullptr) {
+    FileDescriptor fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
     struct stat info {};
     if (fd.get() < 0 || ::fstat(fd.get(), &info) != 0) {
-      why = errno == ENOENT ? "no cache file" : fmt::format("cannot open the cache file: {}", std::strerror(errno));
+      const int error = errno;
+      why = error == ENOENT ? "no cache file" : fmt::format("cannot open the cache file: {}", std::strerror(error));
+      if (error == ELOOP) {
+        why = "not used: it is a symbolic link: remove it";
+        if (refused) *refused = true;
+      }
+      return std::nullopt;
+    }
+    std::string problem = S_ISREG(info.st_mode) ? untrusted_owner(info.st_uid, info.st_mode)
+                                                : "it is not a regular file (a FIFO, device or folder?): remove it";
+    if (!problem.empty()) {
+      why = "not used: " + problem;
+      if (refused) *refused = true;
       return std::nullopt;
     }
     Mapping m;
@@ -440,7 +458,7 @@ struct CurrentFile {
 
 std::optional<CurrentFile> open_current(const fs::path& file, const fs::path& root, const LoadOptions& options,
                                         std::string& reason, bool& corrupt) {
-  std::optional<Mapping> mapped = Mapping::open(file, reason);
+  std::optional<Mapping> mapped = Mapping::open(file, reason, &corrupt);  // a refused file is said like a corrupt one
   if (!mapped) return std::nullopt;
   std::optional<CurrentFile> out;
   when_usable([&] {
@@ -554,18 +572,36 @@ void write_payload(int fd, const std::string& key, std::int64_t start, const Man
   write_all(fd, std::string_view(reinterpret_cast<const char*>(&header), sizeof header), 0);
 }
 
-// The pid of a writer's temporary file ("<name>.okfidx.tmp.<pid>.<n>"), or 0
-// for any other name.
+// Whether `name` starts with the name index_cache_file() gives (32 hex
+// digits, ".okfidx"); `rest` is what follows.
+bool cache_name(std::string_view name, std::string_view& rest) {
+  constexpr std::size_t kHex = 32;
+  constexpr std::string_view kSuffix = ".okfidx";
+  if (name.size() < kHex + kSuffix.size()) return false;
+  for (std::size_t i = 0; i < kHex; ++i)
+    if (!std::isxdigit(static_cast<unsigned char>(name[i])) || std::isupper(static_cast<unsigned char>(name[i]))) return false;
+  if (name.substr(kHex, kSuffix.size()) != kSuffix) return false;
+  rest = name.substr(kHex + kSuffix.size());
+  return true;
+}
+
+bool all_digits(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The pid of a writer's temporary file ("HASH.okfidx.tmp.PID.N", as
+// write_cache names it), or 0 for any other name.
 pid_t writer_of(const std::string& name) {
-  constexpr std::string_view kMark = ".okfidx.tmp.";
-  const std::size_t mark = name.find(kMark);
-  if (mark == std::string::npos) return 0;
-  const std::size_t from = mark + kMark.size();
-  const std::string pid = name.substr(from, name.find('.', from) - from);
-  char* end = nullptr;
-  errno = 0;
-  const long value = std::strtol(pid.c_str(), &end, 10);
-  if (pid.empty() || *end != '\0' || errno != 0 || value <= 0 || value > INT32_MAX) return 0;
+  std::string_view rest;
+  constexpr std::string_view kMark = ".tmp.";
+  if (!cache_name(name, rest) || rest.substr(0, kMark.size()) != kMark) return 0;
+  rest.remove_prefix(kMark.size());
+  const std::size_t dot = rest.find('.');
+  if (dot == std::string_view::npos || !all_digits(rest.substr(dot + 1))) return 0;
+  const std::string pid(rest.substr(0, dot));
+  if (!all_digits(pid) || pid.size() > 10) return 0;
+  const long long value = std::stoll(pid);
+  if (value <= 0 || value > INT32_MAX) return 0;
   return static_cast<pid_t>(value);
 }
 
@@ -588,6 +624,8 @@ std::string unreadable_reason(const fs::path& file, bool other_formats) {
   std::string why;
   std::optional<Mapping> mapped = Mapping::open(file, why);
   if (!mapped) return {};  // gone meanwhile, or not ours to judge
+  if (mapped->size() < sizeof kMagic || std::memcmp(mapped->data(), kMagic, sizeof kMagic) != 0)
+    return {};  // not provably written by an okfbench: left alone
   try {
     const std::optional<fs::path> root = root_of(sections_of(*mapped)[kHead]);
     if (!root) return "its key names no bundle";
@@ -630,6 +668,23 @@ std::string write_cache(const fs::path& file, const std::string& key, std::int64
 
 }  // namespace
 
+namespace {
+
+// Why the cache folder `dir` is not used (untrusted_folder), said once per
+// folder and process in `note`; "" when it may be used.
+std::string refused_folder(const fs::path& dir, std::string* note) {
+  std::string problem = untrusted_folder(dir);
+  if (problem.empty()) return {};
+  static std::mutex mutex;
+  static std::set<fs::path> said;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (note && said.insert(dir).second)
+    *note = fmt::format("index cache folder {} not used (loaded from the files): {}", dir.string(), problem);
+  return "the cache folder is not used: " + problem;
+}
+
+}  // namespace
+
 struct CachedSearch::Cards {
   std::shared_ptr<const Mapping> file;  // the columns read it in place
   CardColumns columns;
@@ -659,7 +714,8 @@ std::optional<CachedSearch> load_cached_search(const fs::path& root, const LoadO
   std::optional<CachedSearch> out;
   std::error_code error;
   const fs::path canonical = fs::canonical(root, error);
-  if (!dir.empty() && !error) {
+  if (!dir.empty() && !error && (reason = refused_folder(dir, nullptr)).empty()) {
+    reason = "no cache folder";
     const fs::path file = index_cache_file(dir, canonical, options);
     if (std::optional<CurrentFile> current = open_current(file, canonical, options, reason, corrupt)) {
       when_usable([&] {
@@ -681,6 +737,22 @@ std::optional<CachedSearch> load_cached_search(const fs::path& root, const LoadO
   }
   if (why) *why = out ? std::string() : reason;
   return out;
+}
+
+std::string untrusted_owner(unsigned owner, unsigned mode) {
+  const uid_t me = ::geteuid();
+  if (owner != me)
+    return fmt::format("it is owned by uid {}, not by you (uid {}): remove it, or chown it to yourself if you trust it",
+                       owner, me);
+  if ((mode & (S_IWGRP | S_IWOTH)) != 0)
+    return fmt::format("it is writable by group or others (mode {:o}): chmod go-w it, or remove it", mode & 07777);
+  return {};
+}
+
+std::string untrusted_folder(const fs::path& dir) {
+  struct stat info {};
+  if (::stat(dir.c_str(), &info) != 0) return {};
+  return untrusted_owner(info.st_uid, info.st_mode);
 }
 
 fs::path default_index_cache_dir() {
@@ -721,6 +793,11 @@ CachedBundle load_cached(const fs::path& root, const LoadOptions& options, const
     SearchIndex index = SearchIndex::build(bundle, config);
     return {std::move(bundle), std::move(index), false, "no cache folder", "", false, {}};
   }
+  if (std::string note; !refused_folder(dir, &note).empty()) {
+    Bundle bundle = Bundle::load(root, options);
+    SearchIndex index = SearchIndex::build(bundle, config);
+    return {std::move(bundle), std::move(index), false, "untrusted cache folder", std::move(note), false, {}};
+  }
   const fs::path file = index_cache_file(dir, canonical, options);
   std::string reason;
   bool corrupt = false;
@@ -731,7 +808,7 @@ CachedBundle load_cached(const fs::path& root, const LoadOptions& options, const
 Bundle load_cached_unindexed(const fs::path& root, const LoadOptions& options, const fs::path& dir, std::string& note) {
   std::error_code error;
   const fs::path canonical = fs::canonical(root, error);
-  if (dir.empty() || error) return Bundle::load(root, options);
+  if (dir.empty() || error || !refused_folder(dir, &note).empty()) return Bundle::load(root, options);
   const fs::path file = index_cache_file(dir, canonical, options);
   std::string reason;
   bool corrupt = false;
@@ -747,22 +824,28 @@ Bundle load_cached_unindexed(const fs::path& root, const LoadOptions& options, c
 
 std::vector<PrunedFile> prune_index_cache(const fs::path& dir, bool other_formats) {
   std::vector<PrunedFile> pruned;
+  struct stat folder {};
+  // Never through a symbolic link, nor in a folder someone else could have filled.
+  if (::lstat(dir.c_str(), &folder) != 0 || !S_ISDIR(folder.st_mode) ||
+      !untrusted_owner(folder.st_uid, folder.st_mode).empty())
+    return pruned;
   std::error_code error;
   // Errors only end the listing: pruning is housekeeping, never a failure.
   for (fs::directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
-    const fs::directory_entry& entry = *it;
-    const std::string name = entry.path().filename().string();
+    const fs::path& path = it->path();
+    const std::string name = path.filename().string();
+    struct stat info {};
+    if (::lstat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode) || info.st_uid != ::geteuid()) continue;
     std::string why;
+    std::string_view rest;
     if (const pid_t pid = writer_of(name); pid != 0) {
       if (::kill(pid, 0) != 0 && errno == ESRCH) why = fmt::format("left by writer {}, which is gone", pid);
-    } else if (std::error_code type_error; name.ends_with(".okfidx") && entry.is_regular_file(type_error)) {
-      why = unreadable_reason(entry.path(), other_formats);
+    } else if (cache_name(name, rest) && rest.empty()) {
+      why = unreadable_reason(path, other_formats);
     }
     if (why.empty()) continue;
-    std::error_code size_error;
-    const std::uintmax_t bytes = entry.file_size(size_error);
     std::error_code remove_error;
-    if (fs::remove(entry.path(), remove_error)) pruned.push_back({entry.path(), size_error ? 0 : bytes, std::move(why)});
+    if (fs::remove(path, remove_error)) pruned.push_back({path, static_cast<std::uintmax_t>(info.st_size), std::move(why)});
   }
   std::sort(pruned.begin(), pruned.end(), [](const PrunedFile& a, const PrunedFile& b) { return a.file < b.file; });
   return pruned;

@@ -66,6 +66,16 @@ namespace okfbench::retrieval {
 // when neither variable is set (there is then no default cache).
 std::filesystem::path default_index_cache_dir();
 
+// Why a file or folder with this owner and mode must not be trusted as a
+// cache (someone else could have written it), or "": as ssh does for its
+// keys, it must belong to the current user and not be writable by group or
+// others. The message names what to do (chown, chmod go-w, or remove it).
+std::string untrusted_owner(unsigned owner, unsigned mode);
+
+// The same for the folder at `dir` (symbolic links followed); "" when it
+// does not exist yet, or cannot be looked at (the caller's own open fails).
+std::string untrusted_folder(const std::filesystem::path& dir);
+
 // The cache file for a bundle root (canonical) and load options.
 std::filesystem::path index_cache_file(const std::filesystem::path& dir, const std::filesystem::path& root,
                                        const LoadOptions& options);
@@ -156,7 +166,11 @@ struct PrunedFile {
 // may still be there; this okfbench would rewrite them when it loads one).
 // A root that cannot be checked (permission) keeps its file; a bundle on a
 // drive that is not mounted counts as gone (its file is rebuilt when it is
-// loaded again). Other files are never touched. Every write of a cache file
+// loaded again). Other files are never touched: only regular files (never
+// through a symbolic link) owned by the current user whose names are ours
+// (HASH.okfidx, HASH.okfidx.tmp.PID.N) are removed, and an HASH.okfidx only
+// when its header starts with our magic; a `dir` that is a symbolic link or
+// untrusted_folder() is not pruned at all. Every write of a cache file
 // runs it without `other_formats`; `okfbench index --prune` runs it with.
 std::vector<PrunedFile> prune_index_cache(const std::filesystem::path& dir, bool other_formats);
 

@@ -373,11 +373,15 @@ TEST(CmdBundle, IndexPruneRemovesTheCacheFilesOfBundlesThatAreGone) {
   const auto json = nlohmann::json::parse(none.out);
   EXPECT_TRUE(json["pruned"].empty());
   EXPECT_EQ(json["bytes"], 0);
-  okfbench::test::write_file(cache / "33333333333333333333333333333333.okfidx", "garbage");
+  // Ours (our name and magic) but cut short; a file without our magic is never pruned.
+  const std::string ours = okfbench::test::read_file(fs::directory_iterator(cache)->path());
+  okfbench::test::write_file(cache / "33333333333333333333333333333333.okfidx", ours.substr(0, 100));
+  okfbench::test::write_file(cache / "44444444444444444444444444444444.okfidx", "garbage");
   CommandResult both = okfbench("index --prune --json --index-cache " + cache.string() + " " + kept.string());
   ASSERT_EQ(both.exit_code, 0) << both.err;
   EXPECT_EQ(nlohmann::json::parse(both.out)["state"], "current");
   EXPECT_THAT(both.err, HasSubstr("33333333333333333333333333333333.okfidx: corrupt: "));
+  EXPECT_TRUE(fs::exists(cache / "44444444444444444444444444444444.okfidx"));
   CommandResult bare = okfbench("index --index-cache " + cache.string());
   EXPECT_EQ(bare.exit_code, 2);
   EXPECT_THAT(bare.err, HasSubstr("okfbench index needs a BUNDLE to index (or --prune alone"));

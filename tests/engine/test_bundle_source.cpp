@@ -68,6 +68,26 @@ TEST_F(BundleSourceCli, SearchValidateAndContextTakeGitUrls) {
   EXPECT_EQ(pack["concepts"][0]["id"], "runbooks/refunds");
 }
 
+// A token in a bundle URL's user-info never reaches stdout, stderr or a file.
+TEST_F(BundleSourceCli, UrlCredentialsAreNeverShownOrWritten) {
+  const std::string url = "http://tok:SECRET1234@127.0.0.1:9/acme/kb.git";
+  const std::string flags = " --git-cache '" + (dir_ / "git").string() + "' --git-timeout 20";
+  for (const std::string& command :
+       {"validate '" + url + "'" + flags, "validate '" + url + "' --json" + flags, "search '" + url + "' revenue" + flags,
+        "search '" + url + "#v1:bundles/sales' revenue --json" + flags,
+        "search '" + (test::source_dir() / "tests/data/kb/sales").string() + "' '" + url + "' revenue" + flags}) {
+    const auto ran = test::run_command(okfbench(command));
+    EXPECT_NE(ran.exit_code, 0) << command;
+    EXPECT_THAT(ran.err, HasSubstr("127.0.0.1:9/acme/kb.git")) << command;
+    EXPECT_THAT(ran.out + ran.err, ::testing::Not(HasSubstr("SECRET1234"))) << command << "\n" << ran.out << ran.err;
+  }
+  for (const auto& entry : fs::recursive_directory_iterator(dir_)) {
+    if (entry.is_regular_file() && !entry.is_symlink()) {
+      EXPECT_THAT(test::read_file(entry.path()), ::testing::Not(HasSubstr("SECRET1234"))) << entry.path();
+    }
+  }
+}
+
 TEST_F(BundleSourceCli, ARunLoadsGitBundlesFromItsSpec) {
   test::write_file(dir_ / "spec.yaml",
                    "bundles:\n  - path: " + fixture_.url + "\n    ref: v1\n    subdir: bundles/sales\n"

@@ -4,14 +4,19 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <functional>
+#include <future>
+#include <memory>
 #include <atomic>
 #include <mutex>
 #include <thread>
 #include <vector>
 
-#include "retrieval/bundle.hpp"
 #include "core/error.hpp"
+#include "retrieval/bundle.hpp"
 #include "tests/support/git_fixture.hpp"
 #include "tests/support/test_support.hpp"
 
@@ -75,6 +80,32 @@ TEST(ParseGitSource, RefusesEscapesAndOptionLikeValues) {
   EXPECT_THROW(parse_git_source("https://"), UsageError);
 }
 
+// ext:: hands the rest of the URL to a shell, fd:: reads a descriptor: refused
+// before any git runs, as are schemes git might have a remote helper for.
+TEST(ParseGitSource, RefusesExtFdAndUnknownTransports) {
+  for (const char* url : {"ext::sh -c touch% /tmp/okfbench-pwned.git", "fd::3/kb.git", "ext::sh -c x.git#main:x",
+                          "foo://host/kb.git", "hg://host/kb.git"}) {
+    try {
+      parse_git_source(url);
+      ADD_FAILURE() << url << ": expected a UsageError";
+    } catch (const UsageError& e) {
+      EXPECT_THAT(e.what(), HasSubstr("use an https://, http://, ssh://, git:// or file:// URL")) << url;
+    }
+  }
+  EXPECT_TRUE(parse_git_source("ssh://git@host/kb.git"));
+  EXPECT_TRUE(parse_git_source("http://host/kb.git"));
+}
+
+TEST(ParseGitSource, TextsAndShownSourcesNeverCarryUrlCredentials) {
+  const auto parsed = parse_git_source("https://tok:SECRET1234@example.com/acme/kb.git#v1:bundles/sales");
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->url, "https://tok:SECRET1234@example.com/acme/kb.git");  // what git is given
+  EXPECT_EQ(parsed->text(), "https://example.com/acme/kb.git#v1:bundles/sales");
+  EXPECT_EQ(shown_source("https://tok:SECRET1234@example.com/acme/kb.git"), "https://example.com/acme/kb.git");
+  EXPECT_EQ(shown_source("x SECRET1234 y"), "x [REDACTED] y");  // remembered once parsed
+  EXPECT_EQ(shown_source("tests/data/kb/sales"), "tests/data/kb/sales");
+}
+
 TEST(ParseGitSource, DefaultNames) {
   EXPECT_EQ(parse_git_source("https://github.com/acme/kb/tree/main/bundles/sales")->default_name(), "sales");
   EXPECT_EQ(parse_git_source("git@github.com:acme/kb.git")->default_name(), "kb");
@@ -94,6 +125,108 @@ class GitCheckoutTest : public ::testing::Test {
   test::GitFixture fixture_;
   GitOptions options_;
 };
+
+// The caller's GIT_ALLOW_PROTOCOL (or injected configuration) cannot let a
+// URL run a command: every git command gets okfbench's own allow-list.
+TEST_F(GitCheckoutTest, TheCallersProtocolPolicyCannotLetAUrlRunACommand) {
+  const fs::path marker = dir_ / "ran";
+  ::setenv("GIT_ALLOW_PROTOCOL", "ext:file", 1);
+  ::setenv("GIT_CONFIG_COUNT", "1", 1);
+  ::setenv("GIT_CONFIG_KEY_0", "protocol.ext.allow", 1);
+  ::setenv("GIT_CONFIG_VALUE_0", "always", 1);
+  GitSource ext{"ext::sh -c touch% " + marker.string(), "", ""};  // built directly: parse_git_source refuses it
+  EXPECT_THROW(GitCheckout::open(ext, options_), InputError);
+  for (const char* name : {"GIT_ALLOW_PROTOCOL", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0"})
+    ::unsetenv(name);
+  EXPECT_FALSE(fs::exists(marker));
+  EXPECT_NO_THROW(GitCheckout::open(source(fixture_.url, "v1"), options_));  // file:// stays allowed
+}
+
+// A checkout edited inside the cache (a file changed, added, or staged) is
+// not served as its commit: it is cloned again.
+TEST_F(GitCheckoutTest, AnEditedCheckoutIsNotServedAsItsCommit) {
+  const GitSource sales = source(fixture_.url, "v1", "bundles/sales");
+  fs::path root;
+  {
+    const GitCheckout first = GitCheckout::open(sales, options_);
+    root = first.root();
+    EXPECT_FALSE(fs::exists(root.parent_path().parent_path() / ".git" / "FETCH_HEAD"));  // it names the URL
+  }
+  const fs::path revenue = root / "metrics" / "revenue.md";
+  const std::string original = test::read_file(revenue);
+  const std::vector<std::function<void()>> edits = {
+      [&] { test::write_file(revenue, original + "\nPlanted text.\n"); },
+      [&] { test::write_file(root / "metrics" / "planted.md", "---\ntype: Metric\ntitle: Planted\n---\nx\n"); },
+      [&] {
+        test::write_file(revenue, original + "\nStaged.\n");
+        test::run_command("git -C '" + root.string() + "' add -A");
+      },
+  };
+  for (const auto& edit : edits) {
+    edit();
+    const GitCheckout again = GitCheckout::open(sales, options_);
+    EXPECT_TRUE(again.cloned());
+    EXPECT_EQ(test::read_file(again.root() / "metrics" / "revenue.md"), original);
+    EXPECT_THAT(ids(again.root()), ElementsAre("computations/revenue-year", "metrics/gross-margin", "metrics/revenue"));
+  }
+  EXPECT_FALSE(GitCheckout::open(sales, options_).cloned());  // a clean checkout is reused
+}
+
+TEST_F(GitCheckoutTest, ACloneOverItsSizeLimitIsStoppedAndLeavesNothing) {
+  GitOptions few_files = options_;
+  few_files.max_files = 10;
+  GitOptions few_bytes = options_;
+  few_bytes.max_bytes = 2000;
+  for (const auto& [options, said] : {std::pair{few_files, "passed 10 files and folders"},
+                                      std::pair{few_bytes, "passed 2000 bytes"}}) {
+    try {
+      GitCheckout::open(source(fixture_.url, "v1"), options);
+      ADD_FAILURE() << "expected an InputError";
+    } catch (const InputError& e) {
+      EXPECT_THAT(e.what(), HasSubstr(said));
+      EXPECT_THAT(e.what(), HasSubstr("raise --git-max-"));
+    }
+    EXPECT_EQ(cache_entries(options_.cache_dir).size(), 1u);  // only the lock file
+  }
+  EXPECT_TRUE(GitCheckout::open(source(fixture_.url, "v1"), options_).cloned());  // the defaults let it in
+}
+
+// A FIFO at the lock path would block open(2): an error naming it instead.
+TEST_F(GitCheckoutTest, AFifoAtTheLockPathIsAnErrorNotAHang) {
+  const GitSource v1 = source(fixture_.url, "v1");
+  { GitCheckout::open(v1, options_); }
+  fs::path lock;
+  for (const auto& entry : fs::directory_iterator(options_.cache_dir))
+    if (entry.path().extension() == ".lock") lock = entry.path();
+  ASSERT_FALSE(lock.empty());
+  fs::remove(lock);
+  ASSERT_EQ(::mkfifo(lock.c_str(), 0600), 0);
+  auto done = std::make_shared<std::promise<std::string>>();
+  std::future<std::string> said = done->get_future();
+  std::thread([done, v1, options = options_] {
+    try {
+      GitCheckout::open(v1, options);
+      done->set_value("opened");
+    } catch (const std::exception& e) {
+      done->set_value(e.what());
+    }
+  }).detach();
+  ASSERT_EQ(said.wait_for(std::chrono::seconds(20)), std::future_status::ready) << "blocked on the FIFO";
+  EXPECT_THAT(said.get(), HasSubstr("is not a regular file"));
+}
+
+TEST_F(GitCheckoutTest, ACacheFolderOthersCanWriteIsRefused) {
+  fs::create_directories(options_.cache_dir);
+  fs::permissions(options_.cache_dir, fs::perms::others_write, fs::perm_options::add);
+  try {
+    GitCheckout::open(source(fixture_.url, "v1"), options_);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("writable by group or others"));
+    EXPECT_THAT(e.what(), HasSubstr("chmod go-w"));
+  }
+  EXPECT_TRUE(fs::is_empty(options_.cache_dir));
+}
 
 TEST_F(GitCheckoutTest, ChecksOutATagABranchAndASubdirectory) {
   {

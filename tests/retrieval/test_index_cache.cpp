@@ -10,7 +10,12 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+
 #include <chrono>
+#include <functional>
+#include <future>
+#include <memory>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -578,7 +583,9 @@ TEST(IndexCache, PruneRemovesOnlyWhatNoLoadWillReadAgain) {
   const fs::path other_file = cache / "00000000000000000000000000000000.okfidx";
   write_file(other_file, other);
   const fs::path corrupt_file = cache / "11111111111111111111111111111111.okfidx";
-  write_file(corrupt_file, "not a cache file at all");
+  write_file(corrupt_file, read_file(kept_file).substr(0, 100));  // ours (our magic), cut short
+  const fs::path not_ours = cache / "33333333333333333333333333333333.okfidx";
+  write_file(not_ours, "not a cache file at all");  // our name, not our magic: not provably ours
   const fs::path dead_writer = cache / "22222222222222222222222222222222.okfidx.tmp.2147483646.0";
   write_file(dead_writer, "partial");
   const fs::path unrelated = cache / "notes.txt";
@@ -600,7 +607,8 @@ TEST(IndexCache, PruneRemovesOnlyWhatNoLoadWillReadAgain) {
   EXPECT_EQ(why[replaced_file], "bundle " + replaced_canonical + " is no longer a folder");
   EXPECT_THAT(why[corrupt_file], HasSubstr("corrupt: "));
   EXPECT_EQ(why[dead_writer], "left by writer 2147483646, which is gone");
-  for (const fs::path& there : {kept_file, odd_file, other_file, unrelated}) EXPECT_TRUE(fs::exists(there)) << there;
+  for (const fs::path& there : {kept_file, odd_file, other_file, unrelated, not_ours})
+    EXPECT_TRUE(fs::exists(there)) << there;
   EXPECT_TRUE(load_cached(kept, {}, {}, cache).from_cache);
 
   pruned = prune_index_cache(cache, true);  // other formats as well
@@ -643,6 +651,134 @@ TEST(IndexCache, AFolderThatCannotBeWrittenIsANoteNotAnError) {
   CachedBundle none = load_cached(root, {}, {}, {});
   EXPECT_EQ(none.reason, "no cache folder");
   EXPECT_TRUE(none.file.empty());
+}
+
+// A file must be the current user's and writable by no one else to be read
+// as a cache (XXH3 is no MAC: whoever can write the file can reseal it).
+// Anything else is loaded from the bundle, said in the note, and replaced.
+TEST(IndexCache, AFileOwnedBySomeoneElseOrWritableByOthersIsNeverServed) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to chown a file to another user";
+  const fs::path cache = fresh_dir("index-cache-planted");
+  const fs::path root = small_bundle("cache-planted");
+  const std::string expected = fresh_snapshot(root);
+  const fs::path file = load_cached(root, {}, {}, cache).file;
+  ASSERT_TRUE(load_cached(root, {}, {}, cache).from_cache);
+  struct Case {
+    std::function<void()> plant;
+    std::string said;
+  };
+  const std::vector<Case> cases = {
+      {[&] { ASSERT_EQ(::chown(file.c_str(), 65534, 65534), 0); }, "it is owned by uid 65534, not by you (uid 0)"},
+      {[&] { fs::permissions(file, fs::perms::group_write, fs::perm_options::add); }, "writable by group or others"},
+      {[&] { fs::permissions(file, fs::perms::others_write, fs::perm_options::add); }, "writable by group or others"},
+  };
+  for (const Case& c : cases) {
+    c.plant();
+    std::string why;
+    EXPECT_FALSE(load_cached_search(root, {}, {}, cache, &why));
+    EXPECT_THAT(why, HasSubstr(c.said));
+    CachedBundle loaded = load_cached(root, {}, {}, cache);
+    EXPECT_FALSE(loaded.from_cache);
+    EXPECT_THAT(loaded.note, HasSubstr(file.string()));
+    EXPECT_THAT(loaded.note, HasSubstr(c.said));
+    EXPECT_EQ(snapshot(loaded.bundle, loaded.index), expected);
+    EXPECT_TRUE(load_cached(root, {}, {}, cache).from_cache) << c.said;  // replaced by a file of ours
+  }
+}
+
+TEST(IndexCache, ACacheFolderOthersCanWriteIsNotUsedAndSaidOnce) {
+  const fs::path cache = fresh_dir("index-cache-shared-folder");
+  const fs::path root = small_bundle("cache-shared-folder");
+  ASSERT_TRUE(load_cached(root, {}, {}, cache).written);
+  fs::permissions(cache, fs::perms::all | fs::perms::sticky_bit);  // a shared /tmp-like folder
+  CachedBundle first = load_cached(root, {}, {}, cache);
+  EXPECT_FALSE(first.from_cache);
+  EXPECT_FALSE(first.written);
+  EXPECT_THAT(first.note, HasSubstr("index cache folder " + cache.string() + " not used"));
+  EXPECT_THAT(first.note, HasSubstr("chmod go-w"));
+  EXPECT_EQ(snapshot(first.bundle, first.index), fresh_snapshot(root));
+  EXPECT_EQ(load_cached(root, {}, {}, cache).note, "");  // said once
+  std::string why;
+  EXPECT_FALSE(load_cached_search(root, {}, {}, cache, &why));
+  EXPECT_THAT(why, HasSubstr("writable by group or others"));
+  std::string note;
+  load_cached_unindexed(root, {}, cache, note);
+  EXPECT_TRUE(prune_index_cache(cache, true).empty());
+  if (::geteuid() == 0) {
+    const fs::path theirs = fresh_dir("index-cache-their-folder");
+    ASSERT_EQ(::chown(theirs.c_str(), 65534, 65534), 0);
+    CachedBundle loaded = load_cached(root, {}, {}, theirs);
+    EXPECT_FALSE(loaded.from_cache);
+    EXPECT_THAT(loaded.note, HasSubstr("owned by uid 65534"));
+  }
+}
+
+// A FIFO at the cache path would block open(2) for ever: the load reads the
+// bundle instead, and says so. Run on a thread, so a hang fails the test.
+TEST(IndexCache, AFifoOrSymlinkAtTheCachePathNeverBlocksNorIsFollowed) {
+  const fs::path cache = fresh_dir("index-cache-fifo");
+  const fs::path root = small_bundle("cache-fifo");
+  const fs::path file = index_cache_file(cache, fs::canonical(root), {});
+  ASSERT_EQ(::mkfifo(file.c_str(), 0600), 0);
+  auto done = std::make_shared<std::promise<std::pair<std::string, std::string>>>();
+  std::future<std::pair<std::string, std::string>> result = done->get_future();
+  std::thread([done, root, cache] {
+    std::string why;
+    const bool found = load_cached_search(root, {}, {}, cache, &why).has_value();
+    std::string note;
+    load_cached_unindexed(root, {}, cache, note);
+    done->set_value({found ? "served" : why, note});
+  }).detach();
+  ASSERT_EQ(result.wait_for(20s), std::future_status::ready) << "a load blocked on the FIFO";
+  const auto [why, note] = result.get();
+  EXPECT_THAT(why, HasSubstr("not a regular file"));
+  EXPECT_THAT(note, HasSubstr("not a regular file"));
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(file)));  // replaced by a cache of ours
+  EXPECT_TRUE(load_cached(root, {}, {}, cache).from_cache);
+
+  const fs::path elsewhere = fresh_dir("index-cache-link-target") / "real.okfidx";
+  fs::copy_file(file, elsewhere);
+  fs::remove(file);
+  fs::create_symlink(elsewhere, file);
+  CachedBundle linked = load_cached(root, {}, {}, cache);
+  EXPECT_FALSE(linked.from_cache);
+  EXPECT_THAT(linked.note, HasSubstr("symbolic link"));
+}
+
+// Pruning removes only what it can prove it wrote: our names, our magic,
+// regular files of the current user; never through a symbolic link.
+TEST(IndexCache, PruneLeavesForeignFilesAndSymlinkedFoldersAlone) {
+  const fs::path cache = fresh_dir("index-cache-prune-foreign");
+  const fs::path gone = small_bundle("cache-prune-foreign-gone");
+  ASSERT_TRUE(load_cached(gone, {}, {}, cache).written);
+  const fs::path gone_file = index_cache_file(cache, fs::canonical(gone), {});
+  const std::string ours = read_file(gone_file);
+  fs::remove_all(gone);  // every file of ours below is now prunable
+  const fs::path elsewhere = fresh_dir("index-cache-prune-foreign-target");
+  const fs::path precious = elsewhere / "44444444444444444444444444444444.okfidx";
+  write_file(precious, ours);
+  const fs::path linked_file = cache / "55555555555555555555555555555555.okfidx";
+  fs::create_symlink(precious, linked_file);
+  const fs::path fifo = cache / "66666666666666666666666666666666.okfidx";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const fs::path linked_folder = fresh_dir("index-cache-prune-foreign-link") / "index";
+  fs::create_symlink(elsewhere, linked_folder);
+
+  EXPECT_TRUE(prune_index_cache(linked_folder, true).empty());  // a symlinked cache folder is not pruned
+  EXPECT_TRUE(fs::exists(precious));
+  std::vector<PrunedFile> pruned = prune_index_cache(cache, true);
+  ASSERT_EQ(pruned.size(), 1u);  // only the file this okfbench wrote
+  EXPECT_EQ(pruned[0].file, gone_file);
+  EXPECT_TRUE(fs::exists(precious));
+  EXPECT_TRUE(fs::is_symlink(linked_file));
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  if (::geteuid() == 0) {
+    const fs::path theirs = cache / "77777777777777777777777777777777.okfidx";
+    write_file(theirs, ours);
+    ASSERT_EQ(::chown(theirs.c_str(), 65534, 65534), 0);
+    EXPECT_TRUE(prune_index_cache(cache, true).empty());
+    EXPECT_TRUE(fs::exists(theirs));
+  }
 }
 
 TEST(IndexCache, TheDefaultFolderFollowsXdgCacheHome) {
