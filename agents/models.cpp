@@ -65,14 +65,13 @@ std::unique_ptr<ChatModel> make_model(std::string_view spec, const ModelOptions&
   return stack_model(std::move(model), stack);
 }
 
+// The decorators add every key resolved so far to `secrets` at each write.
 std::unique_ptr<ChatModel> stack_model(std::unique_ptr<ChatModel> model, const StackOptions& options) {
-  std::vector<std::string> secrets = known_secrets();
-  secrets.insert(secrets.end(), options.secrets.begin(), options.secrets.end());
   if (!options.cache_db.empty()) {
     model = std::make_unique<CachingModel>(std::move(model), options.cache_db, display_url(options.endpoint),
-                                           options.repeat_index, secrets);
+                                           options.repeat_index, options.secrets);
   }
-  if (!options.record.empty()) model = std::make_unique<RecordingModel>(std::move(model), options.record, secrets);
+  if (!options.record.empty()) model = std::make_unique<RecordingModel>(std::move(model), options.record, options.secrets);
   return model;
 }
 
