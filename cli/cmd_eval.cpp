@@ -293,7 +293,7 @@ std::vector<CheckLine> check_spec(const RegressionSpec& spec, const EvalRun& r) 
 int run_spec(const EvalArgs& args) {
   RegressionSpec spec = load_regression(args.spec);
   if (args.data.empty()) throw UsageError("--spec needs --data (the reference data root, e.g. $OKFBENCH_DATA)");
-  fs::path work = args.work.empty() ? fs::path("regress") : fs::path(args.work);
+  const fs::path work = args.work.empty() ? user_cache_dir("regress", "the converted corpora", "--work DIR") : fs::path(args.work);
   fs::path corpus = converted_corpus(spec, args.data, work);
   retrieval::Bundle bundle = retrieval::Bundle::load(corpus / "bundle");
   datasets::QuestionSet set = datasets::load_questions(corpus / "questions.yaml");
@@ -327,7 +327,7 @@ void add_eval_command(CLI::App& app, Action& action) {
   add_search_flags(*cmd, args->flags);
   cmd->add_option("--spec", args->spec, "Check a regression spec (datasets/regressions/*.yaml) instead");
   cmd->add_option("--data", args->data, "With --spec: the reference data root holding the corpus");
-  cmd->add_option("--work", args->work, "With --spec: where converted corpora are kept (default ./regress)");
+  cmd->add_option("--work", args->work, "With --spec: where converted corpora are kept (default $XDG_CACHE_HOME/okfbench/regress)");
   cmd->add_flag("--verify", args->verify, "With --spec: exit 1 when any check fails");
   cmd->callback([args, &action] {
     if (!args->spec.empty()) {

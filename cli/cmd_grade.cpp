@@ -23,6 +23,7 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "core/json_text.hpp"
 #include "datasets/questions.hpp"
 #include "engine/data_files.hpp"
@@ -47,9 +48,7 @@ using nlohmann::json;
 // The documented cache folder (as the git and index caches), not a folder
 // made silently in the working directory; only a judge writes there.
 fs::path default_judge_cache() {
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "okfbench" / "judge-responses.sqlite";
-  if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "okfbench" / "judge-responses.sqlite";
-  throw InputError("neither XDG_CACHE_HOME nor HOME is set: pass --judge-cache FILE for the judge's response cache");
+  return user_cache_dir("judge-responses.sqlite", "the judge's response cache", "--judge-cache FILE");
 }
 
 struct GradeArgs {

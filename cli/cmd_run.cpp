@@ -16,6 +16,7 @@
 #include "engine/limits.hpp"
 #include "engine/number_option.hpp"
 #include "engine/runner.hpp"
+#include "engine/spend.hpp"
 #include "engine/spec.hpp"
 #include "core/error.hpp"
 #include "core/json_text.hpp"
@@ -34,6 +35,8 @@ struct RunArgs {
   std::string progress = "auto";
   std::string transcripts = "all";
   bool allow_unpriced = false;
+  bool allow_over_forecast = false;
+  bool no_forecast = false;
   bool retry_failed = false;
   std::string cache_db;
   std::string record;
@@ -69,36 +72,9 @@ engine::Progress parse_progress(const std::string& text) {
   throw UsageError(fmt::format("--progress {}: use auto, bar, lines or quiet", text));
 }
 
-void print_dry_run(const engine::RunResult& result) {
-  std::printf("%-16s  %-14s  %-12s  %10s  %s\n", "trial key", "bundle", "question", "~input", "configuration");
-  for (const auto& t : result.trials) {
-    std::printf("%-16s  %-14s  %-12s  %10lld  %s\n", t.key.c_str(), t.bundle_name.c_str(), t.question_id.c_str(),
-                static_cast<long long>(t.estimated_input_tokens), t.config.label().c_str());
-  }
-  std::printf("%zu trials, about %lld input tokens in all (an estimate; see engine/README.md, \"Dry run\")\n", result.planned,
-              static_cast<long long>(result.estimated_input_tokens));
-}
-
-std::string span(const engine::ForecastInterval& i, const char* format) {
-  return fmt::format(fmt::runtime(format), i.value) + " [" + fmt::format(fmt::runtime(format), i.low) + ".." +
-         fmt::format(fmt::runtime(format), i.high) + "]";
-}
-
-void print_forecast(const engine::Forecast& f) {
-  std::printf("\nforecast, each with its 80%% interval (engine/README.md, \"Forecast\"):\n");
-  std::printf("%-14s  %-44s  %6s  %-30s  %-24s  %-18s  %-22s  %s\n", "bundle", "configuration", "trials", "input tokens",
-              "output tokens", "model calls", "dollars", "from");
-  const auto line = [](const engine::ForecastRow& r) {
-    std::printf("%-14s  %-44s  %6zu  %-30s  %-24s  %-18s  %-22s  %s\n", r.bundle.c_str(), r.config.c_str(), r.trials,
-                span(r.input_tokens, "{:.0f}").c_str(), span(r.output_tokens, "{:.0f}").c_str(), span(r.calls, "{:.0f}").c_str(),
-                r.usd ? span(*r.usd, "{:.4f}").c_str() : "n/a (no price)", r.basis.c_str());
-  };
-  for (const auto& r : f.rows) line(r);
-  line(f.total);
-}
-
 int run(const RunArgs& args) {
   if (args.json && !args.dry_run) throw UsageError("--json goes with --dry-run (a run writes report.json)");
+  if (args.json && args.no_forecast) throw UsageError("--json prints the forecast; drop --no-forecast");
   const std::string spec_path =
       args.spec.empty() ? engine::default_experiment().string() : args.spec;
   const engine::ExperimentSpec spec = engine::load_spec(spec_path, args.overrides);
@@ -113,6 +89,8 @@ int run(const RunArgs& args) {
     options.shard = engine::parse_shard(args.shard);
   }
   options.allow_unpriced = args.allow_unpriced;
+  options.allow_over_forecast = args.allow_over_forecast;
+  options.forecast = !args.no_forecast;
   options.retry_failed = args.retry_failed;
   options.cache_db = args.cache_db;
   options.record_dir = args.record;
@@ -121,29 +99,24 @@ int run(const RunArgs& args) {
   options.index_cache = args.git.index_cache_dir();
   const engine::RunResult result = engine::run_experiment(spec, options);
   if (args.dry_run) {
-    const engine::Forecast forecast = engine::forecast_run(spec, options);
+    std::optional<engine::PlanForecast> forecast;
+    if (options.forecast) forecast = engine::forecast_plan(spec, options);
     if (args.json) {
-      std::printf("%s\n", json_text(nlohmann::json(forecast), 2).c_str());
+      std::printf("%s\n", json_text(engine::dry_run_json(forecast->forecast, spec), 2).c_str());
     } else {
-      print_dry_run(result);
-      print_forecast(forecast);
+      std::fputs(engine::dry_run_text(result.trials, forecast ? &*forecast : nullptr, spec).c_str(), stdout);
     }
     return 0;
   }
   std::fputs(result.headline.c_str(), stdout);
-  std::printf("\n%zu trials planned: %zu run now (%zu failed, %zu of them run again), %zu stored before; spent $%.4f",
-              result.planned, result.ran, result.failed, result.retried, result.already_stored, result.spent_usd);
-  if (result.superseded_usd > 0) std::printf(" ($%.4f of it on failed runs that were run again)", result.superseded_usd);
-  if (result.unpriced > 0) std::printf(" (%zu trials without a price)", result.unpriced);
-  if (result.judge_spent_usd > 0) std::printf(" and $%.4f on the judge", result.judge_spent_usd);
-  std::printf("; %.1f s\n", result.seconds);
-  std::printf("wrote report.md, report.html, report.json, results.sqlite, results.jsonl%s and manifest.json to %s\n",
+  std::printf("\n%s\n", engine::spend_line(result).c_str());
+  std::printf("wrote report.md, report.html, report.json, results.sqlite, results.jsonl%s, spend.json and manifest.json to %s\n",
               options.transcripts == engine::TranscriptMode::none ? "" : ", transcripts.jsonl.zst",
               result.out_dir.string().c_str());
   if (result.failures_remaining > 0) print_failures(result);
   if (result.stopped_at_cost_cap) {
     std::fprintf(stderr,
-                 "okfbench: stopped at the cost cap of $%g (spent $%.4f) with %zu trials not run; raise cost_cap_usd "
+                 "okfbench: stopped at the cost cap of $%g (spent $%.6f in all) with %zu trials not run; raise cost_cap_usd "
                  "(--set cost_cap_usd=N) and run again with --out %s to continue\n",
                  spec.cost_cap_usd.value_or(0), result.spent_usd, result.not_run, result.out_dir.string().c_str());
     return 1;
@@ -157,7 +130,7 @@ void add_run_command(CLI::App& app, Action& action) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* cmd = app.add_subcommand("run", "Run an experiment spec: context() against the agent loop over bundles and questions");
   cmd->add_option("spec", args->spec, "Experiment spec YAML (default: experiments/default.yaml in share/okfbench beside the program)");
-  cmd->add_option("--out", args->out, "Output folder; run again with the same folder to resume (default: okfbench-out/<UTC time>)");
+  cmd->add_option("--out", args->out, "Output folder; run again with the same folder to resume (default: $XDG_CACHE_HOME/okfbench/runs/<UTC time>)");
   cmd->add_option("--set", args->overrides, "Override a spec value: KEY=VALUE, e.g. paths.context.budget_tokens=500")
       ->allow_extra_args(false);
   cmd->add_flag("--dry-run", args->dry_run,
@@ -169,6 +142,11 @@ void add_run_command(CLI::App& app, Action& action) {
   cmd->add_option("--shards", args->shards, "With --shard auto: N, the Indexed Job's completions")
       ->check(number_in(IntegerRange<std::size_t>{1, engine::limits::planned_trials}));
   cmd->add_option("--progress", args->progress, "auto (a bar on a terminal, lines otherwise), bar, lines or quiet");
+  cmd->add_flag("--allow-over-forecast", args->allow_over_forecast,
+                "Start although the forecast spend is above cost_cap_usd (the run stops when the cap is reached)");
+  cmd->add_flag("--no-forecast", args->no_forecast,
+                "Skip the forecast pass (a second sim run of the plan): no forecast in manifest.json or --dry-run, "
+                "and none checked against cost_cap_usd");
   cmd->add_flag("--allow-unpriced", args->allow_unpriced,
                 "Run with a cost cap although a provider model has no price (its spend is not counted)");
   cmd->add_flag("--retry-failed", args->retry_failed, "Run every stored failed trial again, permanent failures included");

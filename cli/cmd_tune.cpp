@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "engine/data_files.hpp"
+#include "engine/run_files.hpp"
 #include "engine/runner.hpp"
 #include "engine/spec.hpp"
 #include "reports/pricing.hpp"
@@ -36,7 +37,7 @@ int run_tune(const TuneArgs& args) {
   engine::RunOptions options;
   // Keyed by the spec hash, so tuning the same sweep again reuses every stored trial.
   options.out_dir = args.out;
-  if (args.out.empty()) options.out_dir = std::filesystem::path("okfbench-out") / ("tune-" + spec.hash);
+  if (args.out.empty()) options.out_dir = engine::default_out_dir("tune-" + spec.hash);
   options.progress = args.quiet ? engine::Progress::quiet : engine::Progress::automatic;
   const engine::RunResult run = engine::run_experiment(spec, options);
   std::fprintf(stderr, "sweep in %s: %zu trials, %zu run now (%zu failed), %zu reused\n", run.out_dir.string().c_str(),
@@ -63,7 +64,7 @@ void add_tune_command(CLI::App& app, Action& action) {
   cmd->add_option("--target", args->target, "METRIC>=VALUE or METRIC<=VALUE, e.g. evidence_recall>=0.9")->required();
   cmd->add_option("--minimize", args->minimize, "input_tokens or cost (or another cost-like metric)")
       ->capture_default_str();
-  cmd->add_option("--out", args->out, "Sweep folder (default: okfbench-out/tune-<spec hash>, reused when it exists)");
+  cmd->add_option("--out", args->out, "Sweep folder (default: $XDG_CACHE_HOME/okfbench/runs/tune-<spec hash>, reused when it exists)");
   cmd->add_option("--set", args->overrides, "Override a spec value: KEY=VALUE, e.g. paths.context.budget_tokens=[500,1000]");
   cmd->add_option("--pricing", args->pricing, "Pricing table (default: share/okfbench/pricing.yaml or $OKFBENCH_PRICING)");
   cmd->add_flag("--quiet", args->quiet, "No progress output while the sweep runs");

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <system_error>
 
@@ -146,6 +147,18 @@ std::filesystem::path publish_folder(const std::filesystem::path& parent, const 
     throw;
   }
   return final_dir;
+}
+
+std::filesystem::path user_cache_dir() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::filesystem::path(xdg) / "okfbench";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::filesystem::path(home) / ".cache" / "okfbench";
+  return {};
+}
+
+std::filesystem::path user_cache_dir(const std::filesystem::path& part, std::string_view what, std::string_view flag) {
+  const std::filesystem::path base = user_cache_dir();
+  if (base.empty()) throw InputError(fmt::format("neither XDG_CACHE_HOME nor HOME is set: pass {} for {}", flag, what));
+  return base / part;
 }
 
 }  // namespace okfbench

@@ -42,4 +42,13 @@ std::filesystem::path publish_folder(const std::filesystem::path& parent, const 
                                      const std::function<void(const std::filesystem::path& tmp)>& build,
                                      const std::function<void(const std::string& holder)>& on_wait = {});
 
+// The documented cache folder every command writes its caches under:
+// $XDG_CACHE_HOME/okfbench, else $HOME/.cache/okfbench; empty when neither is
+// set. Never a folder of the working directory.
+std::filesystem::path user_cache_dir();
+
+// user_cache_dir() / `part`. Throws InputError naming `what` and `flag` (the
+// setting that chooses another folder) when neither variable is set.
+std::filesystem::path user_cache_dir(const std::filesystem::path& part, std::string_view what, std::string_view flag);
+
 }  // namespace okfbench

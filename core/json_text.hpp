@@ -7,6 +7,8 @@
 // it. Header-only so that every library shares it
 // without a link dependency.
 #include <nlohmann/json.hpp>
+#include <cmath>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -19,6 +21,18 @@ inline std::string json_text(const nlohmann::json& value, int indent = -1) {
 
 inline std::string json_text(const nlohmann::ordered_json& value, int indent = -1) {
   return value.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+// JSON numbers written to what they mean, not to the last bit of a double
+// (0.23971999999999996 was a sum of prices): dollars to the micro-dollar,
+// and counts held in a double (sums of token counts, forecast bounds) as
+// integers. A value that is not finite or too large to be a count is left
+// as it is.
+inline double json_dollars(double usd) { return std::isfinite(usd) ? std::round(usd * 1e6) / 1e6 : usd; }
+
+inline nlohmann::json json_count(double count) {
+  if (!std::isfinite(count) || std::fabs(count) > 9e15) return count;
+  return static_cast<std::int64_t>(std::llround(count));
 }
 
 // Serialised JSON made safe to place inside an HTML <script> element. The

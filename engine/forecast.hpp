@@ -19,12 +19,15 @@
 // held-out check measures that. An exact row's interval is its value; the
 // total's resamples every profiled row together.
 #include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/runner.hpp"
 #include "engine/spec.hpp"
+#include "reports/forecast.hpp"
 #include "reports/record.hpp"
 
 namespace okfbench::engine {
@@ -38,5 +41,32 @@ using Forecast = reports::RunForecast;
 // options), and what a run records in its manifest when it starts a folder.
 // Throws what run_experiment throws for an unusable spec.
 Forecast forecast_run(const ExperimentSpec& spec, const RunOptions& options);
+
+// The forecast with each planned trial's own forecast spend (by trial key),
+// which --dry-run lists beside the trial: the list and the table come from
+// the one sim run, so their totals agree.
+struct PlanForecast {
+  Forecast forecast;
+  std::map<std::string, reports::Spend> trials;
+};
+PlanForecast forecast_plan(const ExperimentSpec& spec, const RunOptions& options);
+
+// Whether the forecast dollars are above the spec's cost_cap_usd (false
+// without a cap, or when the forecast has no price).
+bool above_cost_cap(const Forecast& forecast, const ExperimentSpec& spec);
+
+// A forecast above the cap would stop the run part-way: refused (UsageError
+// giving the forecast, the cap and the flags) unless `allow_over_forecast`.
+void check_forecast_cap(const Forecast& forecast, const ExperimentSpec& spec, bool allow_over_forecast);
+
+// --dry-run's text: the planned trials, each with its forecast input tokens
+// ("-" without a forecast), then the forecast table with aligned columns
+// and dollars as "$0.239720", and how the forecast stands to the cost cap.
+// `forecast` is null with --no-forecast.
+std::string dry_run_text(const std::vector<PlannedTrial>& trials, const PlanForecast* forecast, const ExperimentSpec& spec);
+
+// --dry-run --json: the forecast (counts as integers, dollars to 1e-6) and,
+// under a cap, cost_cap_usd and over_cost_cap.
+nlohmann::json dry_run_json(const Forecast& forecast, const ExperimentSpec& spec);
 
 }  // namespace okfbench::engine

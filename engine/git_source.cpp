@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "core/hash.hpp"
 #include <sys/stat.h>
 #include "agents/secrets.hpp"
@@ -499,11 +500,7 @@ std::optional<GitSource> parse_git_source(std::string_view text, std::string_vie
   return source;
 }
 
-fs::path default_git_cache() {
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "okfbench" / "git";
-  if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "okfbench" / "git";
-  throw InputError("neither XDG_CACHE_HOME nor HOME is set: pass --git-cache DIR for git bundles");
-}
+fs::path default_git_cache() { return user_cache_dir("git", "git bundles", "--git-cache DIR"); }
 
 GitCheckout GitCheckout::open(const GitSource& source, const GitOptions& options) {
   const fs::path cache = options.cache_dir.empty() ? default_git_cache() : options.cache_dir;

@@ -31,7 +31,7 @@ fs::path cached_folder(const fs::path& cache_dir, const std::string& name, const
 
 fs::path generated_bundle(const ExperimentSpec& spec, const BundleSource& b) {
   const std::string name = fmt::format("{}-{}", b.name, stable_hash(fmt::format("{}|v{}", b.identity(), datasets::kGeneratorVersion)));
-  return cached_folder(spec.cache_dir, name, [&](const fs::path& tmp) {
+  return cached_folder(cache_folder(spec), name, [&](const fs::path& tmp) {
     log_line(fmt::format("generating {} ({} concepts) into {}", b.name, b.concepts, (spec.cache_dir / name).string()));
     datasets::GeneratorOptions options;
     options.concepts = b.concepts;
@@ -46,7 +46,7 @@ fs::path generated_bundle(const ExperimentSpec& spec, const BundleSource& b) {
 fs::path converted_collection(const ExperimentSpec& spec, const BundleSource& b) {
   const std::string name = fmt::format("{}-{}-{}", b.format, b.source.filename().string(),
                                        stable_hash(fmt::format("{}|{}|{}", b.format, b.source.generic_string(), b.split)));
-  return cached_folder(spec.cache_dir, name, [&](const fs::path& tmp) {
+  return cached_folder(cache_folder(spec), name, [&](const fs::path& tmp) {
     log_line(fmt::format("converting {} ({}) into {}", b.source.string(), b.format, (spec.cache_dir / name).string()));
     if (b.format == "beir") {
       datasets::convert_beir(b.source, tmp, b.split);
@@ -61,7 +61,7 @@ fs::path converted_collection(const ExperimentSpec& spec, const BundleSource& b)
 // by id. Only questions whose relevant documents are all kept remain.
 fs::path converted_subset(const ExperimentSpec& spec, const BundleSource& b, const fs::path& full) {
   const std::string name = fmt::format("{}-{}", b.name, stable_hash(b.identity()));
-  return cached_folder(spec.cache_dir, name, [&](const fs::path& tmp) {
+  return cached_folder(cache_folder(spec), name, [&](const fs::path& tmp) {
     const datasets::QuestionSet all = datasets::load_questions(full / "questions.yaml");
     std::vector<std::string> ids;
     for (const auto& entry : fs::recursive_directory_iterator(full / "bundle")) {

@@ -160,7 +160,9 @@ reports::RunManifest open_manifest(const reports::RunManifest& fresh, const fs::
   return existing;
 }
 
-fs::path default_out_dir() { return fs::path("okfbench-out") / utc_now("%Y%m%dT%H%M%SZ"); }
+fs::path default_out_dir(const std::string& name) {
+  return user_cache_dir("runs", "the run folder", "--out DIR") / (name.empty() ? utc_now("%Y%m%dT%H%M%SZ") : name);
+}
 
 std::string write_run_reports(const reports::RunManifest& manifest, const std::vector<reports::TrialRecord>& records,
                               const reports::PricingTable& pricing, const fs::path& dir) {

@@ -27,7 +27,9 @@ reports::RunManifest make_manifest(const ExperimentSpec& spec, const reports::Pr
 reports::RunManifest open_manifest(const reports::RunManifest& fresh, const std::filesystem::path& dir,
                                    const reports::PricingTable& pricing);
 
-// okfbench-out/<UTC timestamp>
-std::filesystem::path default_out_dir();
+// A run folder when --out is not given: CACHE/runs/NAME under the documented
+// cache folder (core/files.hpp, user_cache_dir), never the working directory;
+// NAME is the UTC time when empty. InputError when no cache folder is known.
+std::filesystem::path default_out_dir(const std::string& name = {});
 
 }  // namespace okfbench::engine

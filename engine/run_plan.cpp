@@ -111,28 +111,35 @@ std::string trial_key(const ExperimentSpec& spec, const LoadedBundle& b, const d
                                  q.id, q.text, judged, c.label(), c.repeat, spec.seed));
 }
 
-// The whole plan (every shard) is bounded before a trial is allocated. The
+// The whole plan (every shard) is bounded before a trial is allocated.
+// Round-robin over the report's rows, (bundle, configuration): round i takes
+// the i-th trial of each row (its questions in order, repeat after repeat),
+// so every prefix of the plan that is at least one round long -- what a run
+// stopped by its cost cap ran -- holds a trial of every row. The order is a
+// function of the spec alone, so a resumed run plans the same one.
 std::vector<PlannedTrial> plan_trials(const ExperimentSpec& spec, const std::vector<LoadedBundle>& bundles,
                                       const Shard& shard) {
   const auto configs = path_configs(spec);
   check_plan_size(spec, bundles, configs.size());
+  std::size_t rounds = 0;
+  for (const auto& b : bundles) rounds = std::max(rounds, b.questions.questions.size() * static_cast<std::size_t>(spec.repeats));
   std::vector<PlannedTrial> out;
   std::size_t position = 0;
-  for (std::size_t bi = 0; bi < bundles.size(); ++bi) {
-    for (const auto& q : bundles[bi].questions.questions) {
+  for (std::size_t round = 0; round < rounds; ++round) {
+    for (std::size_t bi = 0; bi < bundles.size(); ++bi) {
+      const auto& questions = bundles[bi].questions.questions;
+      if (questions.empty() || round >= questions.size() * static_cast<std::size_t>(spec.repeats)) continue;
+      const datasets::Question& q = questions[round % questions.size()];
       for (const auto& config : configs) {
-        for (int repeat = 0; repeat < spec.repeats; ++repeat, ++position) {
-          if (position % shard.count != shard.index - 1) continue;
-          PlannedTrial t;
-          t.config = config;
-          t.config.repeat = repeat;
-          t.bundle = bi;
-          t.bundle_name = bundles[bi].source.name;
-          t.question_id = q.id;
-          t.key = trial_key(spec, bundles[bi], q, t.config);
-          t.estimated_input_tokens = estimate_input_tokens(t.config);
-          out.push_back(std::move(t));
-        }
+        if (position++ % shard.count != shard.index - 1) continue;
+        PlannedTrial t;
+        t.config = config;
+        t.config.repeat = static_cast<int>(round / questions.size());
+        t.bundle = bi;
+        t.bundle_name = bundles[bi].source.name;
+        t.question_id = q.id;
+        t.key = trial_key(spec, bundles[bi], q, t.config);
+        out.push_back(std::move(t));
       }
     }
   }
@@ -149,18 +156,6 @@ Shard parse_shard(std::string_view text) {
   const Parsed<std::size_t> k = parse_integer(index, IntegerRange<std::size_t>{1, *n.value});
   if (!k.value) throw UsageError(fmt::format("--shard {}: expected K/N with K {}", text, describe(IntegerRange<std::size_t>{1, *n.value})));
   return Shard{*k.value, *n.value};
-}
-
-std::int64_t estimate_input_tokens(const reports::PathConfig& config) {
-  // Fitted to the default experiment with sim (engine/README.md): a context
-  // pack fills about 90% of its budget; sim's agent answers in 4 calls with
-  // browse/follow/history available and in 3 with search and open alone.
-  if (config.kind == reports::PathKind::context) return config.budget_tokens.value_or(2000) * 9 / 10 + 150;
-  const auto tools = static_cast<std::int64_t>(config.tools.size());
-  const std::int64_t turns = std::min<std::int64_t>(config.max_turns.value_or(12), tools > 2 ? 4 : 3);
-  const std::int64_t fixed = 225 + 71 * tools;  // system prompt and tool schemas, every call
-  const std::int64_t growth = 300;              // tool results added per call
-  return turns * fixed + growth * turns * (turns - 1) / 2;
 }
 
 }  // namespace okfbench::engine

@@ -21,8 +21,10 @@ std::vector<reports::PathConfig> path_configs(const ExperimentSpec& spec);
 std::string trial_key(const ExperimentSpec& spec, const LoadedBundle& b, const datasets::Question& q,
                       const reports::PathConfig& c);
 
-// Every trial of `shard`, in plan order. Throws InputError when the whole plan
-// holds more than limits::planned_trials.
+// Every trial of `shard`, in plan order: round-robin over (bundle,
+// configuration), so a run stopped early holds a sample of every row (see
+// runner.hpp). Throws InputError when the whole plan holds more than
+// limits::planned_trials.
 std::vector<PlannedTrial> plan_trials(const ExperimentSpec& spec, const std::vector<LoadedBundle>& bundles,
                                       const Shard& shard);
 

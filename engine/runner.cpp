@@ -23,6 +23,7 @@
 #include "engine/run_files.hpp"
 #include "engine/run_plan.hpp"
 #include "engine/run_pricing.hpp"
+#include "engine/spend.hpp"
 #include "engine/store.hpp"
 #include "engine/trial.hpp"
 #include "reports/transcript.hpp"
@@ -69,7 +70,9 @@ struct RunState {
   std::size_t done = 0;
   std::size_t failed = 0;
   std::size_t unpriced = 0;
-  double spent = 0;
+  double spent = 0;          // counted against the cap: earlier runs' spend and this one's
+  double session_spent = 0;  // this run's trials
+  double session_judge = 0;  // and their judges
   std::int64_t tokens = 0;
   std::exception_ptr fatal;  // a failure to store a result: the run stops and rethrows it
 };
@@ -98,8 +101,10 @@ void record_finished(RunState& s, TrialOutcome outcome, int runs_before) {
   ++s.done;
   if (!r.error.empty()) ++s.failed;
   s.spent += judged;
+  s.session_judge += judged;
   if (cost.dollars) {
     s.spent += *cost.dollars;
+    s.session_spent += *cost.dollars;
   } else {
     ++s.unpriced;
   }
@@ -147,7 +152,7 @@ std::vector<FailureGroup> group_failures(const std::vector<reports::TrialRecord>
 RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) {
   const auto start = Clock::now();
   RunResult result;
-  result.out_dir = options.out_dir.empty() ? default_out_dir() : options.out_dir;
+  result.out_dir = options.out_dir.empty() && options.mode == Mode::run ? default_out_dir() : options.out_dir;
   // Checked before any bundle is built, so a run that cannot go ahead says so at once:
   // prices under a cap, every provider model's key and URL, the folder's lock.
   reports::PricingTable pricing = run_pricing(spec);
@@ -166,18 +171,24 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
   for (const auto& source : spec.bundles) bundles.push_back(load_bundle(spec, source, options.git, options.index_cache));
   const std::vector<PlannedTrial> trials = plan_trials(spec, bundles, options.shard);
   result.planned = trials.size();
-  for (const auto& t : trials) result.estimated_input_tokens += t.estimated_input_tokens;
   if (options.mode == Mode::dry_run) {
     result.setup_seconds = std::chrono::duration<double>(Clock::now() - start).count();
     result.trials = trials;
     return result;
   }
   reports::RunManifest fresh = make_manifest(spec, pricing, input_hashes(bundles, default_pricing_path()));
-  if (options.forecast && !fs::exists(result.out_dir / "manifest.json")) {
-    log_line("forecasting the spend with sim first (engine/README.md, \"Forecast\")");
+  const bool starts_folder = !fs::exists(result.out_dir / "manifest.json");
+  if (options.forecast && starts_folder) {
+    log_line("forecasting the spend with sim first (engine/README.md, \"Forecast\"; --no-forecast skips it)");
     fresh.forecast = forecast_run(spec, options);
+    // Before the manifest is written, so a refused folder can start again with another spec.
+    check_forecast_cap(*fresh.forecast, spec, options.allow_over_forecast);
   }
   const reports::RunManifest manifest = open_manifest(fresh, result.out_dir, pricing);
+  if (options.forecast && !starts_folder && manifest.forecast) {
+    check_forecast_cap(*manifest.forecast, spec, options.allow_over_forecast);
+  }
+  const std::string started = utc_now("%Y-%m-%dT%H:%M:%SZ");
   pricing = reports::with_recorded_prices(std::move(pricing), manifest.prices);
   result.setup_seconds = std::chrono::duration<double>(Clock::now() - start).count();
 
@@ -200,7 +211,7 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
   const auto counter = retrieval::make_counter(kCounter);
   RunState state(spec, options, bundles, trials, store, pricing, *counter, todo.size());
   std::optional<JudgeSettings> judge;
-  if (spec.judge) judge = JudgeSettings{spec.judge->model, spec.judge->votes, spec.cache_dir / "judge-responses.sqlite"};
+  if (spec.judge) judge = JudgeSettings{spec.judge->model, spec.judge->votes, cache_folder(spec) / "judge-responses.sqlite"};
   state.setup.graders = make_graders(spec.graders, judge);
   prepare_models(state.setup, std::move(endpoints));
   if (options.transcripts != TranscriptMode::none) {
@@ -235,6 +246,8 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
   result.superseded_usd = priced_sum(replaced, pricing, nullptr);
   result.spent_usd = priced_sum(records, pricing, &result.unpriced) + result.superseded_usd;
   result.judge_spent_usd = judge_sum(records, pricing) + judge_sum(replaced, pricing);
+  result.session_usd = state.session_spent;
+  result.session_judge_usd = state.session_judge;
   result.failures = group_failures(records);
   for (const auto& r : records) {
     if (r.error.empty()) continue;
@@ -243,6 +256,7 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
   }
   result.headline = write_run_reports(manifest, records, pricing, result.out_dir);
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  record_spend(result.out_dir, result, spec, started);
   return result;
 }
 

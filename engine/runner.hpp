@@ -11,9 +11,11 @@
 // published by rename under CACHE/.NAME.lock, so concurrent shards wait for
 // one build instead of reading a half-written bundle.
 //
-// Trials, in this order: bundle, question, path configuration (context
-// configurations first, then agent ones), model, cache model, repeat. A
-// trial's key is stable_hash of its bundle identity, question (id, text and
+// Trials, round-robin over the report's rows: round i takes the i-th trial
+// (questions in order, then again for each repeat) of every bundle and, for
+// each bundle, of every path configuration (context configurations first,
+// then agent ones; each crossed with models and cache models), so a run
+// stopped by its cost cap has a sample of every row. A trial's key is stable_hash of its bundle identity, question (id, text and
 // judgments), configuration label, model, cache model, repeat index and the
 // spec seed, so an unchanged trial keeps its key across runs and specs.
 //
@@ -42,7 +44,8 @@
 // replaces moves to the store's `superseded` table and its spend still
 // counts.
 //
-// Spend: the cost cap stops new trials once the priced spend of stored
+// Spend: spend.hpp prints it for this session and in total and records it
+// in DIR/spend.json. The cost cap stops new trials once the priced spend of stored
 // trials (superseded runs included) and of their judges reaches it (reports
 // keep the judge's spend apart from the path's); trials already running still
 // finish and are stored; running again with a higher cap continues. Every
@@ -87,7 +90,7 @@ enum class Mode { run, dry_run };
 inline constexpr int kMaxTrialRuns = 4;
 
 struct RunOptions {
-  std::filesystem::path out_dir;  // "" = okfbench-out/<UTC timestamp>
+  std::filesystem::path out_dir;  // "" = default_out_dir() (engine/run_files.hpp)
   Mode mode = Mode::run;
   Shard shard;
   Progress progress = Progress::automatic;
@@ -106,9 +109,13 @@ struct RunOptions {
   // The index cache folder (--index-cache, --no-index-cache); none when empty.
   std::filesystem::path index_cache;
   // A run that starts a folder first forecasts its spend (engine/forecast.hpp,
-  // the plan run offline with sim) and records it in manifest.json; false
-  // leaves the manifest without one.
+  // the plan run offline with sim) and records it in manifest.json; a
+  // forecast above cost_cap_usd (this one, or on resume the recorded one) is
+  // refused before any trial unless allow_over_forecast. false (--no-forecast)
+  // makes no forecast and checks none: the manifest has none, and a run that
+  // the cap will stop part-way starts anyway.
   bool forecast = true;
+  bool allow_over_forecast = false;
 };
 
 // Stored failures with one message, for the end-of-run summary.
@@ -125,7 +132,6 @@ struct PlannedTrial {
   std::string bundle_name;
   std::string question_id;
   reports::PathConfig config;
-  std::int64_t estimated_input_tokens = 0;
 };
 
 struct RunResult {
@@ -138,6 +144,8 @@ struct RunResult {
   bool stopped_at_cost_cap = false;
   std::size_t not_run = 0;        // trials this run had to run but never started (the cost cap)
   double spent_usd = 0;           // priced spend of every stored trial, superseded runs included
+  double session_usd = 0;         // of that, the trials this call ran (the rest was spent by earlier runs)
+  double session_judge_usd = 0;   // their judges' priced spend
   double superseded_usd = 0;      // of that, failed runs that were run again
   double judge_spent_usd = 0;     // priced spend of their judge, apart (the cost cap counts both)
   std::size_t failures_remaining = 0;  // stored trials with an error after this run
@@ -147,7 +155,6 @@ struct RunResult {
   double seconds = 0;               // the whole call
   double setup_seconds = 0;         // generating, converting, loading and indexing bundles
   double trial_seconds = 0;         // running the trials (wall time of the pool)
-  std::int64_t estimated_input_tokens = 0;  // dry run: the sum over planned trials
   std::vector<PlannedTrial> trials;          // dry run: the planned trials
   std::string headline;  // the headline table (Markdown), empty for a dry run
 };
@@ -156,12 +163,6 @@ struct RunResult {
 // stderr. Throws InputError / UsageError for unusable specs, bundles or
 // folders.
 RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options);
-
-// The estimate --dry-run prints for one trial: context trials pay their budget
-// plus the prompt around it; agent trials pay the tool schemas and system
-// prompt every turn plus what the loop accumulates (constants calibrated on
-// the default experiment with sim; engine/README.md, "Dry run").
-std::int64_t estimate_input_tokens(const reports::PathConfig& config);
 
 // Writes report.md, report.html (the explorer) and report.json of a run
 // folder (as `run` and `merge` leave it) and returns the headline table.

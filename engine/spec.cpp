@@ -731,7 +731,13 @@ void read_run_settings(const SpecReader& r, const YAML::Node& root, ExperimentSp
   if (root["max_questions"]) {
     spec.max_questions = static_cast<std::size_t>(r.number(root["max_questions"], "max_questions", limits::max_questions));
   }
-  if (root["cache_dir"]) spec.cache_dir = r.scalar<std::string>(root["cache_dir"], "cache_dir", "a path");
+  // Relative to the spec's folder, as every path of a spec; the default is
+  // the documented cache folder, never the working directory.
+  if (root["cache_dir"]) {
+    spec.cache_dir = r.path_value(root["cache_dir"], "cache_dir", r.base());
+  } else if (const fs::path cache = user_cache_dir(); !cache.empty()) {
+    spec.cache_dir = cache / "bundles";
+  }
 }
 
 // Trials the spec asks for per question: every path configuration with every
@@ -862,6 +868,14 @@ std::string BundleSource::identity() const {
     }
   }
   return name;
+}
+
+fs::path cache_folder(const ExperimentSpec& spec) {
+  if (!spec.cache_dir.empty()) return spec.cache_dir;
+  throw InputError(fmt::format("{}: neither XDG_CACHE_HOME nor HOME is set, so generated and converted bundles and the "
+                               "judge's replies have no cache folder; write cache_dir: DIR in the spec or pass "
+                               "--set cache_dir=DIR",
+                               spec.file.empty() ? spec.name : spec.file.string()));
 }
 
 bool ModelSpec::calls_provider() const {

@@ -16,7 +16,8 @@
 //   tokens_per_minute: 0           # [0..1000000000000] estimated input tokens sent per minute over all workers; 0 = no limit
 //   cost_cap_usd: 5.0              # (0..1000000] stop starting trials once the spend reaches this
 //   max_questions: 0               # [0..10000000] per bundle, the first N questions; 0 = all
-//   cache_dir: okfbench-out/cache  # generated and converted bundles, relative to the working directory
+//   cache_dir: cache               # generated and converted bundles and the judge's replies, relative to this
+//                                  # file; default $XDG_CACHE_HOME/okfbench/bundles ($HOME/.cache/okfbench/bundles)
 //   bundles:                       # REQUIRED, at least one
 //     - path: ../bundles/demo      # an existing bundle, relative to this file; ${VAR} expands
 //       name: demo                 # default: the folder name
@@ -228,7 +229,7 @@ struct ExperimentSpec {
   double tokens_per_minute = 0;
   std::optional<double> cost_cap_usd;
   std::size_t max_questions = 0;
-  std::filesystem::path cache_dir = "okfbench-out/cache";
+  std::filesystem::path cache_dir;  // "" when no cache folder is known: see cache_folder()
   std::vector<BundleSource> bundles;
   std::optional<ContextSweep> context;
   std::optional<AgentSweep> agent;
@@ -253,5 +254,9 @@ ExperimentSpec load_spec(const std::filesystem::path& file, const std::vector<st
 // resolved against `base_dir`.
 ExperimentSpec parse_spec(std::string_view yaml, std::string_view file_name, const std::filesystem::path& base_dir,
                           const std::vector<std::string>& overrides = {});
+
+// The spec's cache_dir; InputError saying how to set one when it is empty
+// (neither XDG_CACHE_HOME nor HOME was set and the spec names none).
+std::filesystem::path cache_folder(const ExperimentSpec& spec);
 
 }  // namespace okfbench::engine

@@ -16,6 +16,15 @@ json mean_json(const MeanValue& v) {
 
 json opt_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
+// Dollars to the micro-dollar (core/json_text.hpp), not to the last bit of a sum of prices.
+json opt_dollars(const std::optional<double>& v) { return v ? json(json_dollars(*v)) : json(nullptr); }
+
+json mean_dollars(const MeanValue& v) {
+  json out = mean_json(v);
+  out["mean"] = opt_dollars(v.mean);
+  return out;
+}
+
 json grades_json(const SummaryRow& r) {
   json out = json::object();
   for (const auto& [name, g] : r.grades) {
@@ -52,7 +61,7 @@ json judge_json(const SummaryRow& r) {
           {"cache_hits", r.judge.cache_hits},
           {"input_tokens", count(r.judge.input_tokens)},
           {"output_tokens", count(r.judge.output_tokens)},
-          {"cost_usd", opt_json(r.judge.dollars)},
+          {"cost_usd", opt_dollars(r.judge.dollars)},
           {"agreement_with_facts",
            {{"pairs", r.judge_facts.pairs}, {"share", opt_json(r.judge_facts.share)}, {"kappa", opt_json(r.judge_facts.kappa)}}}};
 }
@@ -85,13 +94,13 @@ json row_json(const SummaryRow& r) {
               {"tool_bytes", mean_json(r.tool_bytes)},
               {"tool_bytes_by_tool", r.tool_bytes_by_tool},
               {"evidence_recall", mean_json(r.evidence_recall)},
-              {"cost_usd", mean_json(r.cost)},
+              {"cost_usd", mean_dollars(r.cost)},
               {"cost_cache_unknown_turns", r.cost_cache_unknown_turns},
               {"one_shot_ratio", r.one_shot_ratio ? json(*r.one_shot_ratio) : json(nullptr)},
               {"measures", measures},
               {"per_turn", turns},
               {"grades", grades_json(r)},
-              {"cost_per_correct_usd", opt_json(r.cost_per_correct)},
+              {"cost_per_correct_usd", opt_dollars(r.cost_per_correct)},
               {"equal_quality_ratio", opt_json(r.equal_quality_ratio)},
               {"repeats", r.repeats},
               {"pass_rates", pass_rates_json(r)},

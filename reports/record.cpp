@@ -384,10 +384,26 @@ void from_json(const json& j, ForecastInterval& v) {
   }
 }
 
+namespace {
+// Tokens and calls are counts; dollars are rounded to the micro-dollar (core/json_text.hpp).
+json count_interval(const ForecastInterval& v) {
+  return json{{"value", json_count(v.value)}, {"low", json_count(v.low)}, {"high", json_count(v.high)}};
+}
+json dollar_interval(const std::optional<ForecastInterval>& v) {
+  if (!v) return nullptr;
+  return json{{"value", json_dollars(v->value)}, {"low", json_dollars(v->low)}, {"high", json_dollars(v->high)}};
+}
+}  // namespace
+
 void to_json(json& j, const ForecastRow& v) {
-  j = json{{"bundle", v.bundle},           {"configuration", v.config},   {"basis", v.basis},
-           {"trials", v.trials},           {"input_tokens", v.input_tokens}, {"output_tokens", v.output_tokens},
-           {"calls", v.calls},             {"usd", opt(v.usd)}};
+  j = json{{"bundle", v.bundle},
+           {"configuration", v.config},
+           {"basis", v.basis},
+           {"trials", v.trials},
+           {"input_tokens", count_interval(v.input_tokens)},
+           {"output_tokens", count_interval(v.output_tokens)},
+           {"calls", count_interval(v.calls)},
+           {"usd", dollar_interval(v.usd)}};
 }
 
 void from_json(const json& j, ForecastRow& v) {

@@ -25,6 +25,7 @@
 
 #include "core/digest.hpp"
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "retrieval/binary_io.hpp"
 #include "retrieval/bundle_impl.hpp"
 #include "retrieval/columns.hpp"
@@ -756,9 +757,8 @@ std::string untrusted_folder(const fs::path& dir) {
 }
 
 fs::path default_index_cache_dir() {
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "okfbench" / "index";
-  if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "okfbench" / "index";
-  return {};
+  const fs::path base = user_cache_dir();
+  return base.empty() ? fs::path() : base / "index";
 }
 
 fs::path index_cache_file(const fs::path& dir, const fs::path& root, const LoadOptions& options) {

@@ -261,5 +261,35 @@ TEST(ModelStack, AgentAndRunWriteTheSameCassetteForTheSameExchangesCachedOrNot) 
   EXPECT_EQ(agent_warm, run_cold);
 }
 
+// Everything a run makes lives under its --out or the cache folder
+// ($XDG_CACHE_HOME/okfbench): generated bundles used to land in
+// ./okfbench-out/cache wherever the command ran, and a run without --out in
+// ./okfbench-out/<time>.
+TEST(RunFolders, NothingIsWrittenToTheWorkingDirectory) {
+  const fs::path dir = test::fresh_dir("run-working-dir");
+  const fs::path cwd = dir / "cwd";
+  fs::create_directories(cwd);
+  test::write_file(dir / "spec.yaml", "name: wd\nbundles:\n  - generate: {concepts: 10, questions: 2}\npaths:\n"
+                                      "  context: {budget_tokens: 500}\n");
+  const std::string env = fmt::format("cd '{}' && XDG_CACHE_HOME='{}'", cwd.string(), (dir / "xdg").string());
+  const std::string program = test::okfbench_binary().string();
+  const std::string spec = (dir / "spec.yaml").string();
+  for (const std::string& args : {fmt::format("run '{}' --out '{}' --progress quiet", spec, (dir / "out").string()),
+                                  fmt::format("run '{}' --dry-run", spec), fmt::format("run '{}' --progress quiet", spec)}) {
+    const test::CommandResult r = test::run_command(fmt::format("{} '{}' {}", env, program, args));
+    ASSERT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+    EXPECT_TRUE(fs::is_empty(cwd)) << args << " wrote " << fs::directory_iterator(cwd)->path();
+  }
+  EXPECT_TRUE(fs::exists(dir / "out" / "spend.json"));
+  EXPECT_FALSE(fs::is_empty(dir / "xdg" / "okfbench" / "bundles"));  // the generated bundle
+  EXPECT_FALSE(fs::is_empty(dir / "xdg" / "okfbench" / "runs"));     // the run without --out
+  // A cache_dir written in the spec is relative to the spec's folder, as its other paths.
+  test::write_file(dir / "spec.yaml", test::read_file(dir / "spec.yaml") + "cache_dir: spec-cache\n");
+  const test::CommandResult r = test::run_command(fmt::format("{} '{}' run '{}' --dry-run", env, program, spec));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_empty(cwd));
+  EXPECT_FALSE(fs::is_empty(dir / "spec-cache"));
+}
+
 }  // namespace
 }  // namespace okfbench::engine

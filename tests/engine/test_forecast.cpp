@@ -7,9 +7,11 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <sstream>
 
 #include "engine/run_pricing.hpp"
 #include "engine/spec.hpp"
+#include "reports/format.hpp"
 #include "reports/pricing.hpp"
 #include "reports/record.hpp"
 #include "core/error.hpp"
@@ -125,6 +127,105 @@ TEST(Forecast, DryRunJsonHasATotalWithIntervals) {
   const auto bad = test::run_command(fmt::format("'{}' run '{}' --json", test::okfbench_binary().string(), spec.string()));
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_THAT(bad.err, HasSubstr("--json goes with --dry-run"));
+}
+
+// A forecast whose labels differ in length and whose dollars are a sum that
+// does not print short as a double.
+PlanForecast sample_forecast() {
+  PlanForecast f;
+  ForecastRow a{"gen-10", "context budget=2000", "exact (sim)", 8, {1867, 1867, 1867}, {300, 300, 300}, {8, 8, 8},
+                ForecastInterval{0.23971999999999996, 0.23971999999999996, 0.23971999999999996}};
+  ForecastRow b{"a-much-longer-bundle-name", "agent surface=grafito tools=search+open max_turns=12 model=sim cache=openai",
+                "default profile (no forecast: entry)", 120, {408920, 400101, 417774.00000000006}, {25, 20, 30}, {3, 3, 3},
+                ForecastInterval{0.001, 0.0009, 0.0011}};
+  f.forecast.rows = {a, b};
+  f.forecast.total = {"", "total", "", 128, {410787, 401968, 419641}, {325, 320, 330}, {11, 11, 11},
+                      ForecastInterval{0.24072, 0.24062, 0.24082}};
+  return f;
+}
+
+TEST(Forecast, DryRunTableColumnsLineUpAndDollarsAreDollars) {
+  const PlanForecast f = sample_forecast();
+  ExperimentSpec spec;
+  const std::string text = dry_run_text({}, &f, spec);
+  std::istringstream in(text.substr(text.find("\nbundle") + 1));
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line) && !line.empty();) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 4u) << text;  // the header, two rows and the total
+  // Every row's basis starts under "from", and the right-aligned dollars end where "dollars" ends.
+  const std::size_t from = lines[0].find("from");
+  const std::size_t dollars_end = lines[0].find("dollars") + std::string("dollars").size();
+  const std::vector<std::string> basis = {"exact (sim)", "default profile (no forecast: entry)", ""};
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    if (!basis[i - 1].empty()) {
+      EXPECT_EQ(lines[i].find(basis[i - 1]), from) << lines[i];
+    }
+    EXPECT_EQ(lines[i].substr(0, dollars_end).find_last_not_of(' '), dollars_end - 1) << lines[i];
+  }
+  EXPECT_THAT(lines[1], HasSubstr("$0.239720"));
+  EXPECT_THAT(lines[2], HasSubstr("408,920 [400,101..417,774]"));
+  EXPECT_THAT(lines[2], HasSubstr("$0.001000 [$0.000900..$0.001100]"));
+  EXPECT_THAT(text, HasSubstr("410,787 input tokens forecast in all"));
+}
+
+TEST(Forecast, JsonNumbersAreRoundedToWhatTheyMean) {
+  const PlanForecast f = sample_forecast();
+  ExperimentSpec spec;
+  spec.cost_cap_usd = 0.1 + 0.2;  // 0.30000000000000004 as a double
+  const std::string text = dry_run_json(f.forecast, spec).dump();
+  EXPECT_THAT(text, HasSubstr("\"value\":0.23972"));
+  EXPECT_EQ(text.find("0.23971999"), std::string::npos) << text;
+  EXPECT_THAT(text, HasSubstr("\"high\":417774,"));  // a count, not 417774.00000000006
+  EXPECT_THAT(text, HasSubstr("\"cost_cap_usd\":0.3,"));
+  EXPECT_THAT(text, HasSubstr("\"over_cost_cap\":false"));
+  // The manifest writes the same figures the same way, and reads them back.
+  const nlohmann::json manifest = f.forecast;
+  EXPECT_EQ(manifest["total"]["input_tokens"]["value"], 410787);
+  EXPECT_TRUE(manifest["total"]["input_tokens"]["value"].is_number_integer());
+  EXPECT_EQ(manifest.get<Forecast>().rows.at(0).usd->value, 0.23972);
+}
+
+TEST(Forecast, AboveTheCapIsRefusedWithTheFiguresAndTheFlag) {
+  const PlanForecast f = sample_forecast();
+  ExperimentSpec spec;
+  spec.cost_cap_usd = 0.05;
+  EXPECT_TRUE(above_cost_cap(f.forecast, spec));
+  try {
+    check_forecast_cap(f.forecast, spec, false);
+    ADD_FAILURE() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("$0.240720"));
+    EXPECT_THAT(e.what(), HasSubstr("cost cap $0.050000"));
+    EXPECT_THAT(e.what(), HasSubstr("--allow-over-forecast"));
+  }
+  EXPECT_NO_THROW(check_forecast_cap(f.forecast, spec, true));
+  EXPECT_THAT(dry_run_text({}, &f, spec), HasSubstr("is above it; run refuses to start unless --allow-over-forecast"));
+  spec.cost_cap_usd = 1;
+  EXPECT_FALSE(above_cost_cap(f.forecast, spec));
+  EXPECT_NO_THROW(check_forecast_cap(f.forecast, spec, false));
+}
+
+// The trial list and the table come from the one sim run: the per-trial
+// figures sum to the total (the old list's estimate did not, and ignored k).
+TEST(Forecast, TheTrialListAgreesWithTheForecastTotal) {
+  const fs::path dir = test::fresh_dir("forecast-list");
+  for (const char* k : {"paths.context.k=1", "paths.context.k=5"}) {
+    const ExperimentSpec spec = load_spec(write_spec(dir, 30, 3), {k});
+    RunOptions dry = quiet(dir / "out");
+    dry.mode = Mode::dry_run;
+    const RunResult planned = run_experiment(spec, dry);
+    const PlanForecast f = forecast_plan(spec, dry);
+    double listed = 0;
+    for (const auto& t : planned.trials) {
+      ASSERT_TRUE(f.trials.count(t.key)) << t.key;
+      listed += f.trials.at(t.key).input_tokens;
+    }
+    EXPECT_EQ(listed, f.forecast.total.input_tokens.value) << k;
+    const std::string text = dry_run_text(planned.trials, &f, spec);
+    EXPECT_THAT(text, HasSubstr(fmt::format("{} trials, {} input tokens forecast in all", planned.trials.size(),
+                                            reports::format_count(listed))));
+    EXPECT_EQ(text.find("about"), std::string::npos);
+  }
 }
 
 }  // namespace

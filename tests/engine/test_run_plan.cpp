@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "engine/runner.hpp"
 #include "engine/spec.hpp"
 #include "tests/support/test_support.hpp"
 
@@ -46,6 +48,42 @@ TEST(RunPlan, ToolBudgetsAreSweptAndNamedInTheLabel) {
   const ExperimentSpec plain = parse_spec(
       "bundles:\n  - generate: {concepts: 10}\npaths:\n  agent: {tools: [search, open]}\n", "spec.yaml", "/specs");
   EXPECT_EQ(path_configs(plain).at(0).label(), "agent surface=grafito tools=search+open max_turns=12 model=sim cache=none");
+}
+
+// Round-robin over (bundle, configuration): the first round holds one trial
+// of every row, each row's trials keep question order, and the plan is the
+// same every time (a resume and each shard plan the same order).
+TEST(RunPlan, TrialsAreInterleavedAcrossBundlesAndConfigurations) {
+  const fs::path dir = test::fresh_dir("run-plan-interleave");
+  test::write_file(dir / "spec.yaml", fmt::format("cache_dir: {}\nrepeats: 2\nbundles:\n  - generate: {{concepts: 10, questions: 3}}\n"
+                                                  "  - generate: {{concepts: 30, questions: 5}}\npaths:\n"
+                                                  "  context: {{budget_tokens: [300, 1000]}}\n  agent: {{tools: [search, open]}}\n",
+                                                  (dir / "cache").string()));
+  const ExperimentSpec spec = load_spec(dir / "spec.yaml");
+  RunOptions dry;
+  dry.mode = Mode::dry_run;
+  dry.progress = Progress::quiet;
+  const std::vector<PlannedTrial> trials = run_experiment(spec, dry).trials;
+  const std::size_t configs = path_configs(spec).size();
+  ASSERT_EQ(configs, 3u);
+  std::set<std::pair<std::string, std::string>> rows, first_round;
+  for (const auto& t : trials) rows.insert({t.bundle_name, t.config.label()});
+  for (std::size_t i = 0; i < 2 * configs; ++i) first_round.insert({trials[i].bundle_name, trials[i].config.label()});
+  EXPECT_EQ(rows.size(), 6u);
+  EXPECT_EQ(first_round, rows);
+  EXPECT_EQ(trials.size(), (3u + 5u) * 2u * configs);
+  // Within a row: the questions in order, then again for the second repeat.
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> order;
+  for (const auto& t : trials) order[{t.bundle_name, t.config.label()}].push_back(t.question_id + "#" + std::to_string(t.config.repeat));
+  const auto& small = order.begin()->second;
+  ASSERT_EQ(small.size(), 6u);
+  EXPECT_EQ(small[0].substr(small[0].size() - 2), "#0");
+  EXPECT_EQ(small[3], small[0].substr(0, small[0].size() - 2) + "#1");
+  std::vector<std::string> again;
+  for (const auto& t : run_experiment(spec, dry).trials) again.push_back(t.key);
+  std::vector<std::string> keys;
+  for (const auto& t : trials) keys.push_back(t.key);
+  EXPECT_EQ(again, keys);
 }
 
 // A run over the fixture bundle with two body budgets: the smaller one returns

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <mutex>
 #include <fstream>
@@ -28,6 +29,7 @@
 #include "engine/run_bundles.hpp"
 #include "engine/run_pricing.hpp"
 #include "engine/spec.hpp"
+#include "engine/spend.hpp"
 #include "engine/store.hpp"
 #include "retrieval/tokens.hpp"
 #include "tests/engine/fake_clock.hpp"
@@ -316,7 +318,9 @@ TEST(Runner, SameSpecGivesTheSameRecords) {
 TEST(Runner, StopsAtTheCostCapAndContinuesWithAHigherOne) {
   const fs::path dir = test::fresh_dir("runner-cap");
   const fs::path spec_file = write_spec(dir, 30, 5, "cost_cap_usd: 0.000001\n");
-  const RunResult capped = run_experiment(load_spec(spec_file, {"concurrency=1"}), quiet(dir / "out"));
+  RunOptions over = quiet(dir / "out");
+  over.allow_over_forecast = true;  // the forecast is far above the cap
+  const RunResult capped = run_experiment(load_spec(spec_file, {"concurrency=1"}), over);
   EXPECT_TRUE(capped.stopped_at_cost_cap);
   EXPECT_EQ(capped.ran, 1u);  // one worker: the first trial's spend already passes the cap
   EXPECT_GT(capped.spent_usd, 0.000001);
@@ -324,6 +328,92 @@ TEST(Runner, StopsAtTheCostCapAndContinuesWithAHigherOne) {
   EXPECT_FALSE(rest.stopped_at_cost_cap);
   EXPECT_EQ(rest.already_stored, 1u);
   EXPECT_EQ(rest.ran, capped.planned - 1);
+}
+
+TEST(Runner, AForecastAboveTheCapIsRefusedBeforeAnyTrial) {
+  const fs::path dir = test::fresh_dir("runner-over-forecast");
+  const fs::path spec_file = write_spec(dir, 30, 5, "cost_cap_usd: 0.000001\n");
+  try {
+    run_experiment(load_spec(spec_file), quiet(dir / "out"));
+    ADD_FAILURE() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("is above the cost cap $0.000001 (cost_cap_usd)"));
+    EXPECT_THAT(e.what(), HasSubstr("--allow-over-forecast"));
+  }
+  // Refused before the manifest and the store: the folder can start again with another spec.
+  EXPECT_FALSE(fs::exists(dir / "out" / "manifest.json"));
+  EXPECT_FALSE(fs::exists(dir / "out" / "results.sqlite"));
+  const RunResult smaller = run_experiment(load_spec(spec_file, {"cost_cap_usd=100", "max_questions=1"}), quiet(dir / "out"));
+  EXPECT_EQ(smaller.ran, smaller.planned);
+  // On resume the recorded forecast is checked against the cap again.
+  EXPECT_THROW(run_experiment(load_spec(spec_file, {"cost_cap_usd=0.000001", "max_questions=1"}), quiet(dir / "out")),
+               UsageError);
+}
+
+TEST(Runner, NoForecastSkipsTheForecastAndItsCheck) {
+  const fs::path dir = test::fresh_dir("runner-no-forecast");
+  RunOptions o = quiet(dir / "out");
+  o.forecast = false;
+  const RunResult capped = run_experiment(load_spec(write_spec(dir, 30, 5, "cost_cap_usd: 0.000001\n")), o);
+  EXPECT_TRUE(capped.stopped_at_cost_cap);  // started without a word: nothing was forecast to check
+  EXPECT_FALSE(reports::read_manifest(dir / "out" / "manifest.json").forecast);
+}
+
+// Trials are interleaved across bundles and configurations, so a run stopped
+// by the cost cap has a sample of every row of the report, not only of the
+// first bundle's.
+TEST(Runner, ACappedRunHoldsATrialOfEveryRow) {
+  const fs::path dir = test::fresh_dir("runner-capped-rows");
+  const std::string two_bundles = "  - generate: {concepts: 40, questions: 5, seed: 9}\n";
+  const fs::path spec_file = write_spec(dir, 30, 5);
+  std::string text = test::read_file(spec_file);
+  text.insert(text.find("paths:"), two_bundles);
+  test::write_file(spec_file, text);
+  const RunResult full = run_experiment(load_spec(spec_file), quiet(dir / "full"));
+  std::set<std::pair<std::string, std::string>> rows;
+  for (const auto& r : reports::read_run_dir(dir / "full").records) rows.insert({r.bundle, r.config.label()});
+  ASSERT_EQ(rows.size(), 8u);  // 2 bundles x 4 configurations
+  RunOptions over = quiet(dir / "capped");
+  over.allow_over_forecast = true;
+  const RunResult capped = run_experiment(
+      load_spec(spec_file, {"concurrency=1", fmt::format("cost_cap_usd={}", full.spent_usd * 0.3)}), over);
+  ASSERT_TRUE(capped.stopped_at_cost_cap);
+  EXPECT_LT(capped.ran, full.ran / 2);
+  std::set<std::pair<std::string, std::string>> sampled;
+  for (const auto& r : reports::read_run_dir(dir / "capped").records) sampled.insert({r.bundle, r.config.label()});
+  EXPECT_EQ(sampled, rows);
+  // The order is the spec's alone: resuming runs exactly the trials left.
+  const RunResult rest = run_experiment(load_spec(spec_file), quiet(dir / "capped"));
+  EXPECT_EQ(rest.already_stored, capped.ran);
+  EXPECT_EQ(rest.ran, full.ran - capped.ran);
+}
+
+// "spent" was the folder's total even on resume; now this session's and the total, in stdout and spend.json.
+TEST(Runner, SpendIsGivenForThisSessionAndInTotal) {
+  const fs::path dir = test::fresh_dir("runner-session-spend");
+  const fs::path spec_file = write_spec(dir, 30, 5, "cost_cap_usd: 0.000001\n");
+  RunOptions over = quiet(dir / "out");
+  over.allow_over_forecast = true;
+  const RunResult first = run_experiment(load_spec(spec_file, {"concurrency=1"}), over);
+  EXPECT_DOUBLE_EQ(first.session_usd, first.spent_usd);
+  const RunResult second = run_experiment(load_spec(spec_file, {"cost_cap_usd=100"}), quiet(dir / "out"));
+  EXPECT_GT(second.session_usd, 0);
+  EXPECT_NEAR(second.session_usd, second.spent_usd - first.spent_usd, 1e-12);
+  EXPECT_THAT(spend_line(second), HasSubstr(fmt::format("spent ${:.6f} this session, ${:.6f} in all", second.session_usd,
+                                                        second.spent_usd)));
+  const auto j = nlohmann::json::parse(test::read_file(dir / "out" / "spend.json"));
+  ASSERT_EQ(j["sessions"].size(), 2u);
+  EXPECT_EQ(j["sessions"][0]["trials_run"], first.ran);
+  EXPECT_EQ(j["sessions"][1]["trials_run"], second.ran);
+  EXPECT_NEAR(j["sessions"][1]["usd"].get<double>(), second.session_usd, 1e-6);
+  EXPECT_NEAR(j["total_usd"].get<double>(), second.spent_usd, 1e-6);
+  EXPECT_EQ(j["cost_cap_usd"], 100);
+  EXPECT_FALSE(j["stopped_at_cost_cap"].get<bool>());
+  // Dollars are written to the micro-dollar, never as 0.23971999999999996.
+  for (const auto& session : j["sessions"]) {
+    const double usd = session["usd"].get<double>();
+    EXPECT_EQ(usd, std::round(usd * 1e6) / 1e6);
+  }
 }
 
 TEST(Runner, DryRunPlansWithoutWritingAndShardsPartitionTheTrials) {
@@ -334,7 +424,6 @@ TEST(Runner, DryRunPlansWithoutWritingAndShardsPartitionTheTrials) {
   const RunResult all = run_experiment(spec, dry);
   EXPECT_EQ(all.planned, 20u);
   EXPECT_EQ(all.trials.size(), 20u);
-  EXPECT_GT(all.estimated_input_tokens, 20 * 300);
   EXPECT_FALSE(fs::exists(dir / "out"));
   std::set<std::string> keys;
   for (const auto& t : all.trials) keys.insert(t.key);
@@ -437,7 +526,8 @@ TEST(Runner, CommandLineRunsADryRunAndReportsBadSpecs) {
   const auto dry = test::run_command(fmt::format("'{}' run '{}' --dry-run --set paths.context.budget_tokens=[100,200,400]", binary,
                                                  spec_file.string()));
   ASSERT_EQ(dry.exit_code, 0) << dry.err;
-  EXPECT_THAT(dry.out, HasSubstr("10 trials, about"));  // 2 questions x (3 context + 2 agent configurations)
+  EXPECT_THAT(dry.out, HasSubstr("10 trials, "));  // 2 questions x (3 context + 2 agent configurations)
+  EXPECT_THAT(dry.out, HasSubstr(" input tokens forecast in all (the total row below)"));
   EXPECT_THAT(dry.out, HasSubstr("context budget=400 k=3 hops=1 strategy=grafito model=sim cache=openai"));
   // A bad value that --set wrote is a usage error naming the argument; one in the file names its line.
   const auto bad = test::run_command(fmt::format("'{}' run '{}' --set paths.agent.max_turns=zero", binary, spec_file.string()));
@@ -523,7 +613,7 @@ TEST(Runner, ARunRecordsItsForecastAndForSimItIsExactlyTheActual) {
     EXPECT_EQ(c.actual.calls, c.forecast.calls.value) << c.forecast.config;
     EXPECT_EQ(c.input_error(), 0.0) << c.forecast.config;
     ASSERT_TRUE(c.actual.usd && c.forecast.usd);
-    EXPECT_NEAR(*c.actual.usd, c.forecast.usd->value, 1e-12);
+    EXPECT_NEAR(*c.actual.usd, c.forecast.usd->value, 5e-7 + 1e-12);  // the manifest keeps dollars to 1e-6
     EXPECT_EQ(c.forecast.basis, c.forecast.bundle.empty() ? "" : "exact (sim)");
   }
   EXPECT_THAT(test::read_file(dir / "out" / "report.md"), HasSubstr("## Forecast against actual"));
@@ -547,8 +637,8 @@ TEST(Runner, AProviderRunRecordsItsProfileForecastAndHowFarItWasOff) {
   run_experiment(spec, quiet(dir / "out"));
   const auto manifest = reports::read_manifest(dir / "out" / "manifest.json");
   ASSERT_TRUE(manifest.forecast);
-  // What the manifest holds is exactly the dry run's forecast of the same spec.
-  EXPECT_EQ(*manifest.forecast, forecast_run(spec, quiet(dir / "unused")));
+  // What the manifest holds is exactly the dry run's forecast of the same spec, as JSON writes it (dollars to 1e-6).
+  EXPECT_EQ(*manifest.forecast, nlohmann::json(forecast_run(spec, quiet(dir / "unused"))).get<Forecast>());
   const auto checks = forecast_checks(dir / "out");
   ASSERT_EQ(checks.size(), 3u);
   const auto& agent = checks[0];
@@ -573,7 +663,9 @@ TEST(Runner, ProviderModelsArePricedAndTheCostCapStopsThem) {
   Provider p;
   const fs::path dir = test::fresh_dir("runner-provider-cap");
   const fs::path spec = write_provider_spec(dir, 6, openai_model(p), "cost_cap_usd: 0.00001\n");
-  const RunResult capped = run_experiment(load_spec(spec), quiet(dir / "out"));
+  RunOptions over = quiet(dir / "out");
+  over.allow_over_forecast = true;
+  const RunResult capped = run_experiment(load_spec(spec), over);
   EXPECT_TRUE(capped.stopped_at_cost_cap);
   EXPECT_EQ(capped.ran, 1u);  // one worker: the first trial's spend passes the cap
   EXPECT_EQ(capped.unpriced, 0u);
@@ -587,8 +679,8 @@ TEST(Runner, ProviderModelsArePricedAndTheCostCapStopsThem) {
   EXPECT_EQ(manifest.models[0].endpoint, p.v1());
 
   // The command line: exit 1 and a message that says how to go on.
-  const auto cli = test::run_command(fmt::format("'{}' run '{}' --out '{}' --progress quiet", test::okfbench_binary().string(),
-                                                 spec.string(), (dir / "cli").string()));
+  const auto cli = test::run_command(fmt::format("'{}' run '{}' --out '{}' --progress quiet --allow-over-forecast",
+                                                 test::okfbench_binary().string(), spec.string(), (dir / "cli").string()));
   EXPECT_EQ(cli.exit_code, 1) << cli.err;
   EXPECT_THAT(cli.err, HasSubstr("okfbench: stopped at the cost cap of $1e-05"));
   EXPECT_THAT(cli.err, HasSubstr("with 5 trials not run; raise cost_cap_usd"));

@@ -1,6 +1,7 @@
 #include "engine/spec.hpp"
 
 #include <gmock/gmock.h>
+#include <cstdlib>
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -761,6 +762,37 @@ TEST(Spec, BadModelEntriesNameTheKey) {
       {"models: [sim]\ntokens_per_minute: .nan\n", "tokens_per_minute: expected a number from 0 to"},
   };
   for (const auto& [models, expected] : cases) EXPECT_THAT(error_of(with_models(models)), HasSubstr(expected)) << models;
+}
+
+}  // namespace
+}  // namespace okfbench::engine
+
+namespace okfbench::engine {
+namespace {
+
+// The bundle cache is never a folder of the working directory: by default the
+// documented cache folder, a written cache_dir relative to the spec's folder.
+TEST(Spec, CacheDirIsTheCacheFolderOrRelativeToTheSpec) {
+  const std::string base = "bundles:\n  - generate: {concepts: 10}\npaths:\n  context: {budget_tokens: 500}\n";
+  const char* saved = std::getenv("XDG_CACHE_HOME");
+  const std::string kept = saved ? saved : "";
+  ::setenv("XDG_CACHE_HOME", "/xdg", 1);
+  EXPECT_EQ(parse_spec(base, "spec.yaml", "/specs").cache_dir, std::filesystem::path("/xdg/okfbench/bundles"));
+  EXPECT_EQ(parse_spec("cache_dir: c\n" + base, "spec.yaml", "/specs").cache_dir, std::filesystem::path("/specs/c"));
+  EXPECT_EQ(parse_spec("cache_dir: /abs\n" + base, "spec.yaml", "/specs").cache_dir, std::filesystem::path("/abs"));
+  ExperimentSpec none = parse_spec(base, "spec.yaml", "/specs");
+  none.cache_dir.clear();
+  try {
+    cache_folder(none);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_THAT(std::string(e.what()), ::testing::HasSubstr("write cache_dir: DIR in the spec"));
+  }
+  if (saved) {
+    ::setenv("XDG_CACHE_HOME", kept.c_str(), 1);
+  } else {
+    ::unsetenv("XDG_CACHE_HOME");
+  }
 }
 
 }  // namespace
