@@ -39,6 +39,9 @@ int run_tune(const TuneArgs& args) {
   options.out_dir = args.out;
   if (args.out.empty()) options.out_dir = engine::default_out_dir("tune-" + spec.hash);
   options.progress = args.quiet ? engine::Progress::quiet : engine::Progress::automatic;
+  // A sweep above its cap is tuned over the trials stored when the cap stops it
+  // (round-robin, so every configuration has some); the runner logs the forecast.
+  options.allow_over_forecast = true;
   const engine::RunResult run = engine::run_experiment(spec, options);
   std::fprintf(stderr, "sweep in %s: %zu trials, %zu run now (%zu failed), %zu reused\n", run.out_dir.string().c_str(),
                run.planned, run.ran, run.failed, run.already_stored);

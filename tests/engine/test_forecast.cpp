@@ -124,6 +124,13 @@ TEST(Forecast, DryRunJsonHasATotalWithIntervals) {
   EXPECT_EQ(j["configurations"].size(), 4u);
   const auto text = test::run_command(fmt::format("'{}' run '{}' --dry-run", test::okfbench_binary().string(), spec.string()));
   EXPECT_THAT(text.out, HasSubstr("forecast, each with its 80% interval"));
+  const auto listed = test::run_command(fmt::format("'{}' run '{}' --dry-run --no-forecast", test::okfbench_binary().string(), spec.string()));
+  EXPECT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_THAT(listed.out, HasSubstr("8 trials (no forecast: --no-forecast)"));
+  EXPECT_EQ(listed.out.find("forecast, each"), std::string::npos);
+  const auto both = test::run_command(fmt::format("'{}' run '{}' --dry-run --json --no-forecast", test::okfbench_binary().string(), spec.string()));
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_THAT(both.err, HasSubstr("--json prints the forecast; drop --no-forecast"));
   const auto bad = test::run_command(fmt::format("'{}' run '{}' --json", test::okfbench_binary().string(), spec.string()));
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_THAT(bad.err, HasSubstr("--json goes with --dry-run"));
