@@ -7,6 +7,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 #include <mutex>
+#include <sys/socket.h>
 
 #include "agents/anthropic_json.hpp"
 #include "agents/embeddings.hpp"
@@ -69,6 +70,13 @@ double number(std::string_view text, std::string_view item) {
 }
 
 enum class Wire { openai, anthropic };
+
+// httplib listens with a backlog of 5; a burst of clients (a proxy serving
+// many agents) would find connections reset. listen() again raises it.
+class WideServer final : public httplib::Server {
+ public:
+  void widen_backlog() { ::listen(svr_sock_, SOMAXCONN); }
+};
 
 std::string error_body(Wire wire, std::string_view type, std::string_view message) {
   nlohmann::json error = {{"type", type}, {"message", message}};
@@ -392,7 +400,7 @@ struct MockServer::Impl {
   std::atomic<std::size_t> huge_sent{0};
   std::atomic<bool> stopping{false};
   std::atomic<bool> listen_returned{false};
-  httplib::Server server;
+  WideServer server;
   std::thread thread;
   std::string host;
   int port = 0;
@@ -422,6 +430,7 @@ int MockServer::start(const std::string& host, int port) {
   impl_->host = host;
   impl_->port = port == 0 ? impl_->server.bind_to_any_port(host) : (impl_->server.bind_to_port(host, port) ? port : -1);
   if (impl_->port <= 0) throw InputError(fmt::format("mock-server: cannot bind {}:{} (in use? try --port 0)", host, port));
+  impl_->server.widen_backlog();
   impl_->thread = std::thread([impl = impl_.get()] {
     impl->server.listen_after_bind();
     impl->listen_returned = true;
