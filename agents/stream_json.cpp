@@ -1,5 +1,6 @@
 #include "agents/stream_json.hpp"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
@@ -29,7 +30,137 @@ std::string string_or_empty(const json& object, const char* key) {
   auto it = object.find(key);
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
+// The data of each event in a stream body, in order (events end at a blank line, LF or CRLF).
+std::vector<std::string> event_data(std::string_view body) {
+  std::vector<std::string> out;
+  std::string data;
+  bool any = false;
+  std::size_t start = 0;
+  while (start < body.size()) {
+    std::size_t end = body.find('\n', start);
+    std::string_view line = body.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    start = end == std::string_view::npos ? body.size() : end + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) {
+      if (any) out.push_back(std::move(data));
+      data.clear();
+      any = false;
+    } else if (line.starts_with("data:")) {
+      line.remove_prefix(5);
+      if (line.starts_with(' ')) line.remove_prefix(1);
+      if (any) data += '\n';
+      data.append(line);
+      any = true;
+    }
+  }
+  if (any) out.push_back(std::move(data));
+  return out;
+}
+
+json event_json(const std::string& data, std::string_view what) {
+  json doc = json::parse(data, nullptr, false);
+  if (!doc.is_object()) throw InputError(fmt::format("{}: an event is not a JSON object: {}", what, data.substr(0, 100)));
+  if (doc.contains("error") && doc["error"].is_object())
+    throw InputError(fmt::format("{}: the stream carried an error: {}", what, json_text(doc["error"]).substr(0, 300)));
+  return doc;
+}
+
+json& object_at(json& parent, const char* key) {
+  if (!parent.contains(key) || !parent[key].is_object()) parent[key] = json::object();
+  return parent[key];
+}
 }  // namespace
+
+std::string openai_completion_from_stream(std::string_view body) {
+  constexpr std::string_view what = "OpenAI stream";
+  json message = {{"role", "assistant"}, {"content", nullptr}};
+  json calls = json::array();
+  json out = {{"object", "chat.completion"}};
+  json finish = nullptr;
+  bool ended = false;
+  for (const std::string& data : event_data(body)) {
+    if (data == "[DONE]") {
+      ended = true;
+      break;
+    }
+    json chunk = event_json(data, what);
+    for (const char* key : {"id", "model"})
+      if (chunk.contains(key) && chunk[key].is_string()) out[key] = chunk[key];
+    if (chunk.contains("usage") && chunk["usage"].is_object()) out["usage"] = chunk["usage"];
+    const json choices = chunk.value("choices", json::array());
+    if (!choices.is_array() || choices.empty() || !choices[0].is_object()) continue;
+    if (choices[0].contains("finish_reason") && choices[0]["finish_reason"].is_string()) finish = choices[0]["finish_reason"];
+    const json delta = choices[0].value("delta", json::object());
+    if (!delta.is_object()) continue;
+    if (delta.contains("content") && delta["content"].is_string())
+      message["content"] = (message["content"].is_string() ? message["content"].get<std::string>() : "") + delta["content"].get<std::string>();
+    for (const json& part : delta.value("tool_calls", json::array())) {
+      if (!part.is_object() || !part.contains("index") || !part["index"].is_number_unsigned()) continue;
+      auto index = part["index"].get<std::size_t>();
+      if (index > 100000) throw InputError(fmt::format("{}: tool call index {} is absurd", what, index));
+      while (calls.size() <= index) calls.push_back({{"type", "function"}, {"function", {{"name", ""}, {"arguments", ""}}}});
+      json& call = calls[index];
+      if (part.contains("id") && part["id"].is_string()) call["id"] = part["id"];
+      const json f = part.value("function", json::object());
+      if (!f.is_object()) continue;
+      json& function = object_at(call, "function");
+      for (const char* key : {"name", "arguments"})
+        if (f.contains(key) && f[key].is_string()) function[key] = function.value(key, "") + f[key].get<std::string>();
+    }
+  }
+  if (!ended) throw InputError(fmt::format("{}: cut short (no [DONE])", what));
+  if (!calls.empty()) message["tool_calls"] = calls;
+  out["choices"] = json::array({{{"index", 0}, {"message", message}, {"finish_reason", finish}}});
+  return json_text(out);
+}
+
+std::string anthropic_message_from_stream(std::string_view body) {
+  constexpr std::string_view what = "Anthropic stream";
+  json message;
+  std::vector<std::string> partial;  // input_json_delta text per block
+  bool ended = false;
+  for (const std::string& data : event_data(body)) {
+    json event = event_json(data, what);
+    std::string type = string_or_empty(event, "type");
+    if (type == "error") throw InputError(fmt::format("{}: the stream carried an error: {}", what, data.substr(0, 300)));
+    if (type == "message_start") {
+      message = event.value("message", json::object());
+      if (!message.is_object()) throw InputError(fmt::format("{}: message_start without a message", what));
+      message["content"] = json::array();
+      continue;
+    }
+    if (!message.is_object()) throw InputError(fmt::format("{}: '{}' before message_start", what, type));
+    if (type == "message_stop") {
+      ended = true;
+      break;
+    }
+    std::size_t index = event.contains("index") && event["index"].is_number_unsigned() ? event["index"].get<std::size_t>() : 0;
+    if (index > 100000) throw InputError(fmt::format("{}: block index {} is absurd", what, index));
+    json& content = message["content"];
+    if (type == "content_block_start") {
+      while (content.size() <= index) content.push_back(json::object());
+      partial.resize(content.size());
+      content[index] = event.value("content_block", json::object());
+    } else if (type == "content_block_delta" && index < content.size()) {
+      const json delta = event.value("delta", json::object());
+      if (!delta.is_object()) continue;
+      if (delta.value("type", "") == "text_delta") content[index]["text"] = content[index].value("text", "") + string_or_empty(delta, "text");
+      if (delta.value("type", "") == "input_json_delta") partial[index] += string_or_empty(delta, "partial_json");
+    } else if (type == "content_block_stop" && index < content.size() && !partial[index].empty()) {
+      json input = json::parse(partial[index], nullptr, false);
+      if (input.is_discarded()) throw InputError(fmt::format("{}: tool input of block {} is not JSON", what, index));
+      content[index]["input"] = input;
+    } else if (type == "message_delta") {
+      const json delta = event.value("delta", json::object());
+      if (delta.is_object() && delta.contains("stop_reason")) message["stop_reason"] = delta["stop_reason"];
+      const json usage = event.value("usage", json::object());
+      if (usage.is_object())
+        for (const auto& [key, value] : usage.items()) object_at(message, "usage")[key] = value;
+    }
+  }
+  if (!ended) throw InputError(fmt::format("{}: cut short (no message_stop)", what));
+  return json_text(message);
+}
 
 std::vector<std::string> stream_pieces(std::string_view text) {
   std::vector<std::string> pieces;

@@ -29,6 +29,15 @@ std::vector<std::string> openai_stream_events(std::string_view completion, bool 
 // `message` is a Messages reply (anthropic::response_to_json).
 std::vector<std::string> anthropic_stream_events(std::string_view message);
 
+// The other direction, for our own clients: a whole streamed body (every
+// event) rebuilt into the non-streamed reply, for the wire's own parser to
+// read (openai::response_from_json, anthropic::response_from_json), so a
+// streamed reply is checked exactly as a non-streamed one. Throws InputError
+// when the stream is cut (no [DONE] / message_stop), carries an error event,
+// or an event is not JSON.
+std::string openai_completion_from_stream(std::string_view body);
+std::string anthropic_message_from_stream(std::string_view body);
+
 // Splits text into the pieces a stream sends it in (about 16 bytes, cut at
 // spaces where possible and never inside a UTF-8 sequence); joined, they are the text.
 std::vector<std::string> stream_pieces(std::string_view text);

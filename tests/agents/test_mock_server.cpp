@@ -306,6 +306,38 @@ TEST(MockServerStreaming, CutAndGapOnAReplyNotStreamedAreATruncatedBodyAndADelay
   EXPECT_FALSE(cut) << "a body shorter than its Content-Length";
 }
 
+TEST(MockServerStreaming, OurClientsStreamingGiveTheSameRunAsWithout) {
+  for (bool openai : {true, false}) {
+    Fixture plain, streaming;
+    FakeKb kb(FakeKb::Style::grafito, kGrafito);
+    Endpoint e{(openai ? plain.server.base_url() + "/v1" : plain.server.base_url()), "k", "m", plain.policy};
+    Endpoint s{(openai ? streaming.server.base_url() + "/v1" : streaming.server.base_url()), "k", "m", streaming.policy};
+    s.stream = true;
+    std::unique_ptr<ChatModel> a, b;
+    if (openai) a = std::make_unique<OpenAIModel>(e), b = std::make_unique<OpenAIModel>(s);
+    else a = std::make_unique<AnthropicModel>(e), b = std::make_unique<AnthropicModel>(s);
+    AgentRun whole = run_agent(*a, kb, kQuestion);
+    AgentRun streamed = run_agent(*b, kb, kQuestion);
+    EXPECT_EQ(streamed.stop, AgentStop::answered) << streamed.error;
+    EXPECT_EQ(streamed.answer, whole.answer);
+    EXPECT_EQ(streamed.tool_calls, whole.tool_calls);
+    EXPECT_EQ(streamed.messages, whole.messages);
+    ASSERT_EQ(streamed.turns.size(), whole.turns.size());
+    for (std::size_t t = 0; t < whole.turns.size(); ++t) EXPECT_EQ(streamed.turns[t].usage, whole.turns[t].usage) << t;
+  }
+}
+
+TEST(MockServerStreaming, OurClientRetriesAStreamCutShort) {
+  Fixture f("cut:1:2");
+  Endpoint e{f.server.base_url() + "/v1", "k", "m", f.policy};
+  e.stream = true;
+  OpenAIModel model(e);
+  FakeKb kb(FakeKb::Style::grafito, kGrafito);
+  AgentRun run = run_agent(model, kb, kQuestion);
+  EXPECT_EQ(run.stop, AgentStop::answered) << run.error;
+  EXPECT_EQ(f.sleeps.size(), 1u) << "one retry after the cut";
+}
+
 TEST(MockServer, FaultSpecs) {
   EXPECT_EQ(parse_faults("429:2:3,500"),
             (std::vector<Fault>{{FaultKind::rate_limited, 2, 3.0}, {FaultKind::server_error, 1, 1.0}}));

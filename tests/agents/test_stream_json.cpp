@@ -106,5 +106,34 @@ TEST(StreamJson, AReplyThatIsNotJsonIsAnInputError) {
   EXPECT_THROW(anthropic_stream_events("[1]"), InputError);
 }
 
+std::string joined(const std::vector<std::string>& events) {
+  std::string body;
+  for (const std::string& e : events) body += e;
+  return body;
+}
+
+TEST(StreamJson, AStreamRebuildsIntoTheSameResponseOnBothWires) {
+  ChatResponse r = sample();
+  std::string completion = openai::response_to_json(r, "chatcmpl-1");
+  EXPECT_EQ(openai::response_from_json(openai_completion_from_stream(joined(openai_stream_events(completion, true)))),
+            openai::response_from_json(completion));
+  std::string message = anthropic::response_to_json(r, "msg_1");
+  ChatResponse back = anthropic::response_from_json(anthropic_message_from_stream(joined(anthropic_stream_events(message))));
+  EXPECT_EQ(back, anthropic::response_from_json(message));
+}
+
+TEST(StreamJson, ACutOrFailedStreamIsAnInputError) {
+  std::vector<std::string> openai = openai_stream_events(openai::response_to_json(sample(), "x"), true);
+  openai.pop_back();
+  EXPECT_THROW(openai_completion_from_stream(joined(openai)), InputError);
+  std::vector<std::string> anthropic = anthropic_stream_events(anthropic::response_to_json(sample(), "x"));
+  anthropic.pop_back();
+  EXPECT_THROW(anthropic_message_from_stream(joined(anthropic)), InputError);
+  EXPECT_THROW(anthropic_message_from_stream("event: error\ndata: {\"type\":\"error\",\"error\":{\"message\":\"overloaded\"}}\n\n"),
+               InputError);
+  EXPECT_THROW(openai_completion_from_stream("data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":99999999}]}}]}\n\ndata: [DONE]\n\n"),
+               InputError);
+}
+
 }  // namespace
 }  // namespace okfbench::agents
