@@ -7,10 +7,12 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 #include <mutex>
+#include <sys/socket.h>
 
 #include "agents/anthropic_json.hpp"
 #include "agents/embeddings.hpp"
 #include "agents/rerankers.hpp"
+#include "agents/stream_json.hpp"
 #include "agents/openai_json.hpp"
 #include "core/error.hpp"
 #include "core/json_text.hpp"
@@ -31,6 +33,7 @@ constexpr FaultName kFaults[] = {
     {"trickle", FaultKind::trickle, 0.5},  {"malformed", FaultKind::malformed, 1}, {"truncated", FaultKind::truncated, 1},
     {"drop", FaultKind::drop, 1},          {"huge", FaultKind::huge, 2048},     {"deep", FaultKind::deep, 100000},
     {"badutf8", FaultKind::bad_utf8, 1},   {"usage", FaultKind::huge_usage, 1}, {"calls", FaultKind::many_calls, 10000},
+    {"cut", FaultKind::cut, 2},            {"gap", FaultKind::gap, 3600},
 };
 
 const FaultName& fault_name(std::string_view name) {
@@ -67,6 +70,13 @@ double number(std::string_view text, std::string_view item) {
 }
 
 enum class Wire { openai, anthropic };
+
+// httplib listens with a backlog of 5; a burst of clients (a proxy serving
+// many agents) would find connections reset. listen() again raises it.
+class WideServer final : public httplib::Server {
+ public:
+  void widen_backlog() { ::listen(svr_sock_, SOMAXCONN); }
+};
 
 std::string error_body(Wire wire, std::string_view type, std::string_view message) {
   nlohmann::json error = {{"type", type}, {"message", message}};
@@ -199,6 +209,14 @@ struct MockServer::Impl {
       case FaultKind::delay:
         pause(f.value);
         return false;
+      case FaultKind::cut:
+      case FaultKind::gap:
+        if (streamed(req)) return false;  // handle() streams with the fault
+        if (f.kind == FaultKind::gap) {
+          pause(f.value);
+          return false;
+        }
+        return inject(Fault{FaultKind::truncated, 1, 1}, wire, req, res);
       case FaultKind::stall:
         pause(f.value);
         res.set_content_provider(1, "application/json",
@@ -255,6 +273,38 @@ struct MockServer::Impl {
                              });
   }
 
+  static bool streamed(const httplib::Request& req) {
+    nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
+    return body.is_object() && body.value("stream", nlohmann::json(false)) == true;
+  }
+
+  static bool wants_usage(const httplib::Request& req) {
+    nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
+    const nlohmann::json options = body.is_object() ? body.value("stream_options", nlohmann::json()) : nlohmann::json();
+    return options.is_object() && options.value("include_usage", nlohmann::json(false)) == true;
+  }
+
+  // Writes the events one by one, each as soon as the one before has left;
+  // `cut` and `gap` faults shape the stream.
+  void stream(httplib::Response& res, Wire wire, const httplib::Request& req, const std::string& reply,
+              std::optional<Fault> fault) {
+    auto events = std::make_shared<std::vector<std::string>>(
+        wire == Wire::openai ? openai_stream_events(reply, wants_usage(req)) : anthropic_stream_events(reply));
+    auto next = std::make_shared<std::size_t>(0);
+    res.set_header("Cache-Control", "no-cache");
+    res.set_chunked_content_provider("text/event-stream", [this, events, next, fault](std::size_t, httplib::DataSink& sink) {
+      if (stopping) return false;
+      if (fault && fault->kind == FaultKind::cut && *next >= static_cast<std::size_t>(fault->value)) return false;
+      if (fault && fault->kind == FaultKind::gap && *next == 1 && !pause(fault->value)) return false;
+      if (*next == events->size()) {
+        sink.done();
+        return true;
+      }
+      const std::string& event = (*events)[(*next)++];
+      return sink.write(event.data(), event.size());  // false: the client hung up
+    });
+  }
+
   void handle(Wire wire, const httplib::Request& req, httplib::Response& res) {
     ++requests;
     std::optional<Fault> fault = next_fault();
@@ -265,7 +315,8 @@ struct MockServer::Impl {
       ChatResponse response = answerer ? answer(request) : (openai ? openai_sim : anthropic_sim).chat(request);
       response.model = request.model;
       std::string text = reply_json(wire, response, fmt::format("{}{}", openai ? "chatcmpl-sim-" : "msg_sim_", requests.load()));
-      if (fault && fault->kind == FaultKind::trickle) trickle(res, std::move(text), fault->value);
+      if (streamed(req)) stream(res, wire, req, text, fault);
+      else if (fault && fault->kind == FaultKind::trickle) trickle(res, std::move(text), fault->value);
       else res.set_content(text, "application/json");
     } catch (const InputError& e) {
       res.status = 400;
@@ -349,7 +400,7 @@ struct MockServer::Impl {
   std::atomic<std::size_t> huge_sent{0};
   std::atomic<bool> stopping{false};
   std::atomic<bool> listen_returned{false};
-  httplib::Server server;
+  WideServer server;
   std::thread thread;
   std::string host;
   int port = 0;
@@ -379,6 +430,7 @@ int MockServer::start(const std::string& host, int port) {
   impl_->host = host;
   impl_->port = port == 0 ? impl_->server.bind_to_any_port(host) : (impl_->server.bind_to_port(host, port) ? port : -1);
   if (impl_->port <= 0) throw InputError(fmt::format("mock-server: cannot bind {}:{} (in use? try --port 0)", host, port));
+  impl_->server.widen_backlog();
   impl_->thread = std::thread([impl = impl_.get()] {
     impl->server.listen_after_bind();
     impl->listen_returned = true;

@@ -31,6 +31,17 @@
 //   badutf8    a reply whose text and tool-call arguments hold a 0xFF byte
 //   usage      a reply whose token counts are near INT64_MAX
 //   calls      a reply asking for N tool calls at once (10000)
+//   cut        a streamed reply that stops after N events (2), the connection
+//              closed without the stream's end ([DONE], message_stop); a
+//              reply not streamed stops halfway, as `truncated`
+//   gap        a streamed reply that sends its first event, then nothing for
+//              N seconds (3600), then the rest; a reply not streamed waits N
+//              seconds first, as `delay`
+//
+// Streaming: a chat request with "stream": true is answered with server-sent
+// events (agents/stream_json.hpp), each event written as it is produced; an
+// OpenAI reply carries its usage chunk only when the request asked with
+// "stream_options": {"include_usage": true}, as the API does.
 // Waits end early when the server stops, so stop() never hangs on a fault.
 #include <atomic>
 #include <memory>
@@ -46,7 +57,7 @@ namespace okfbench::agents {
 
 enum class FaultKind {
   rate_limited, server_error, unauthorized, echo_key, delay, stall, trickle, malformed, truncated, drop,
-  huge, deep, bad_utf8, huge_usage, many_calls
+  huge, deep, bad_utf8, huge_usage, many_calls, cut, gap
 };
 
 struct Fault {

@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "agents/anthropic_json.hpp"
 #include "agents/openai_json.hpp"
 #include "agents/secrets.hpp"
+#include "agents/stream_json.hpp"
+#include "core/json_text.hpp"
 #include "core/error.hpp"
 
 namespace okfbench::agents {
@@ -55,6 +58,25 @@ ChatResponse parse_reply(Parse parse, const std::string& body, const std::string
     return parse(body);
   } catch (const InputError& e) {
     throw CallError(Failure::permanent, redact(fmt::format("{}: invalid reply: {}", what, e.what())));
+  }
+}
+
+// The request body asking for a stream (OpenAI: with the usage chunk).
+std::string streamed(const std::string& body, Provider provider) {
+  nlohmann::json doc = nlohmann::json::parse(body);
+  doc["stream"] = true;
+  if (provider == Provider::openai) doc["stream_options"] = {{"include_usage", true}};
+  return json_text(doc);
+}
+
+// The non-streamed reply rebuilt from a stream; a cut or broken stream is
+// transient (the next attempt may stream whole), unlike a malformed reply.
+template <typename Rebuild>
+std::string rebuilt(Rebuild rebuild, const std::string& body, const std::string& what) {
+  try {
+    return rebuild(body);
+  } catch (const InputError& e) {
+    throw CallError(Failure::transient, redact(fmt::format("{}: {}", what, e.what())));
   }
 }
 
@@ -113,8 +135,13 @@ ChatResponse OpenAIModel::chat(const ChatRequest& request) {
   if (!endpoint_.api_key.empty()) headers.emplace_back("Authorization", "Bearer " + endpoint_.api_key);
   std::string url = endpoint_.base_url + "/chat/completions";
   std::string what = "OpenAI " + display_url(url);
-  HttpResult result = post_json(url, with_extra(headers, endpoint_), openai::request_to_json(r), endpoint_.retry, what);
-  return parse_reply(openai::response_from_json, result.body, what);
+  if (!endpoint_.stream) {
+    HttpResult result = post_json(url, with_extra(headers, endpoint_), openai::request_to_json(r), endpoint_.retry, what);
+    return parse_reply(openai::response_from_json, result.body, what);
+  }
+  std::string body = streamed(openai::request_to_json(r), Provider::openai);
+  HttpResult result = post_json(url, with_extra(headers, endpoint_), body, endpoint_.retry, what);
+  return parse_reply(openai::response_from_json, rebuilt(openai_completion_from_stream, result.body, what), what);
 }
 
 ChatResponse AnthropicModel::chat(const ChatRequest& request) {
@@ -124,9 +151,11 @@ ChatResponse AnthropicModel::chat(const ChatRequest& request) {
   if (!endpoint_.api_key.empty()) headers.emplace_back("x-api-key", endpoint_.api_key);
   std::string url = endpoint_.base_url + "/v1/messages";
   std::string what = "Anthropic " + display_url(url);
-  HttpResult result =
-      post_json(url, with_extra(headers, endpoint_), anthropic::request_to_json(r), endpoint_.retry, what);
-  return parse_reply(anthropic::response_from_json, result.body, what);
+  std::string body = anthropic::request_to_json(r);
+  if (endpoint_.stream) body = streamed(body, Provider::anthropic);
+  HttpResult result = post_json(url, with_extra(headers, endpoint_), body, endpoint_.retry, what);
+  if (!endpoint_.stream) return parse_reply(anthropic::response_from_json, result.body, what);
+  return parse_reply(anthropic::response_from_json, rebuilt(anthropic_message_from_stream, result.body, what), what);
 }
 
 }  // namespace okfbench::agents

@@ -32,6 +32,11 @@ struct Endpoint {
   // Where these settings come from, to name in errors ("--api-key" when empty,
   // or e.g. "spec.yaml: models[1]").
   std::string origin = {};
+  // Ask for server-sent events ("stream": true; OpenAI with
+  // stream_options.include_usage) and rebuild the reply from them
+  // (agents/stream_json.hpp): the same ChatResponse, usage included, as
+  // without; a stream cut short is a transient failure.
+  bool stream = false;
 };
 
 enum class Provider { openai, anthropic };

@@ -54,6 +54,7 @@ struct AgentArgs {
   std::string record;
   std::string cache_db;
   bool verbose = false;
+  bool stream = false;
   bool json = false;
   engine::SourceFlags git;
   RetrievalFlags retrieval;
@@ -211,6 +212,7 @@ int run_agent_command(const AgentArgs& a) {
   model_options.endpoint.base_url = a.base_url;
   model_options.endpoint.api_key = a.api_key;
   model_options.endpoint.retry.connect_timeout_seconds = a.connect_timeout_s;
+  model_options.endpoint.stream = a.stream;
   model_options.endpoint.retry.timeout_seconds = a.timeout_s;
   // Every model call of the question, retries and waits included, ends by then.
   model_options.endpoint.retry.deadline_at =
@@ -345,6 +347,8 @@ void add_agent_command(CLI::App& app, Action& action) {
   add_retrieval_flags(*cmd, args->retrieval);
   add_selection_flags(*cmd, args->selection);
   cmd->add_flag("--verbose", args->verbose, "Also print per-turn token counts");
+  cmd->add_flag("--stream", args->stream,
+                "openai/anthropic models: ask for server-sent events; the same answer, usage and transcript as without");
   cmd->add_flag("--json", args->json, "Print the run as JSON on stdout (tool calls go to stderr with --verbose)");
   cmd->callback([args, &action] { action = [args] { return run_agent_command(*args); }; });
 }

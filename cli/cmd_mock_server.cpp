@@ -73,7 +73,7 @@ void add_mock_server_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_option("--fault", args->fault,
                   "Faults for the first requests: KIND[:COUNT[:N]],... with KIND one of 429, 500, 401, echo, delay, "
-                  "stall, trickle, malformed, truncated, drop, huge, deep, badutf8, usage, calls (agents/README.md)");
+                  "stall, trickle, malformed, truncated, drop, huge, deep, badutf8, usage, calls, cut, gap (agents/README.md)");
   cmd->add_option("--seed", args->seed, "Sim variation seed (0 = none)")
       ->check(number_in(engine::limits::seed))
       ->capture_default_str();

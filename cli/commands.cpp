@@ -25,6 +25,7 @@ void add_tune_command(CLI::App& app, Action& action);
 void add_bundle_commands(CLI::App& app, Action& action);  // validate, browse, open, neighbors, history
 void add_agent_command(CLI::App& app, Action& action);
 void add_mock_server_command(CLI::App& app, Action& action);
+void add_proxy_command(CLI::App& app, Action& action);
 void add_mcp_command(CLI::App& app, Action& action);
 void add_calibrate_command(CLI::App& app, Action& action);
 void add_help_command(CLI::App& app, Action& action);  // last: it describes the others
@@ -48,6 +49,7 @@ void add_all_commands(CLI::App& app, Action& action) {
   add_bundle_commands(app, action);
   add_agent_command(app, action);
   add_mock_server_command(app, action);
+  add_proxy_command(app, action);
   add_mcp_command(app, action);
   add_calibrate_command(app, action);
   add_help_command(app, action);

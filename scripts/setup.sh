@@ -45,3 +45,12 @@ if [[ ! -f "$installed" || "$mcp_client/package-lock.json" -nt "$installed" ]]; 
   echo "setup: npm ci in tests/mcp (the MCP SDK client)" >&2
   (cd "$mcp_client" && npm ci --ignore-scripts --no-audit --no-fund >/dev/null)
 fi
+
+# The proxy tests drive `okfbench proxy` with the official OpenAI and Anthropic
+# SDK clients, pinned by tests/proxy/package-lock.json.
+proxy_clients="$(cd "$(dirname "$0")/../tests/proxy" && pwd)"
+installed="$proxy_clients/node_modules/.package-lock.json"
+if [[ ! -f "$installed" || "$proxy_clients/package-lock.json" -nt "$installed" ]]; then
+  echo "setup: npm ci in tests/proxy (the OpenAI and Anthropic SDK clients)" >&2
+  (cd "$proxy_clients" && npm ci --ignore-scripts --no-audit --no-fund >/dev/null)
+fi

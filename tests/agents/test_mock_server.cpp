@@ -3,8 +3,14 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
 
 #include "agents/agent.hpp"
+#include "agents/openai_json.hpp"
+#include "agents/anthropic_json.hpp"
 #include "agents/provider_models.hpp"
 #include "core/error.hpp"
 #include "tests/agents/fake_kb.hpp"
@@ -165,6 +171,171 @@ TEST(MockServer, RefusedConnectionIsReported) {
   }  // stopped: nothing listens on `port` now
   OpenAIModel model(Endpoint{fmt::format("http://127.0.0.1:{}/v1", port), "k", "m", policy});
   EXPECT_THROW(model.chat(ChatRequest{}), InputError);
+}
+
+// A chat request body of either wire, streamed or not.
+std::string chat_body(bool openai, bool stream, bool include_usage) {
+  ChatRequest request;
+  request.model = "m";
+  Message system, user;
+  system.role = Role::system;
+  system.content = "Answer briefly.";
+  user.content = kQuestion;
+  request.messages = {system, user};
+  nlohmann::json body = nlohmann::json::parse(openai ? openai::request_to_json(request) : anthropic::request_to_json(request));
+  if (stream) body["stream"] = true;
+  if (include_usage) body["stream_options"] = {{"include_usage", true}};
+  return body.dump();
+}
+
+int port_of(const MockServer& server) {
+  std::string url = server.base_url();
+  return std::stoi(url.substr(url.rfind(':') + 1));
+}
+
+struct Streamed {
+  int status = 0;
+  std::string content_type;
+  std::vector<std::string> events;  // each "data:" payload, in order
+  std::vector<double> arrivals;     // seconds since the request, per chunk
+  bool complete = false;            // the transfer ended normally
+};
+
+Streamed post_stream(int port, const std::string& path, const std::string& body) {
+  httplib::Client client("127.0.0.1", port);
+  client.set_read_timeout(10);
+  Streamed out;
+  std::string buffer;
+  auto start = std::chrono::steady_clock::now();
+  httplib::Headers headers = {{"anthropic-version", "2023-06-01"}};
+  httplib::Request req;
+  req.method = "POST";
+  req.path = path;
+  req.headers = headers;
+  req.body = body;
+  req.set_header("Content-Type", "application/json");
+  req.response_handler = [&](const httplib::Response& res) {
+    out.status = res.status;
+    out.content_type = res.get_header_value("Content-Type");
+    return true;
+  };
+  req.content_receiver = [&](const char* data, std::size_t n, std::uint64_t, std::uint64_t) {
+    out.arrivals.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    buffer.append(data, n);
+    for (std::size_t end; (end = buffer.find("\n\n")) != std::string::npos; buffer.erase(0, end + 2)) {
+      std::string event = buffer.substr(0, end);
+      std::size_t at = event.find("data: ");
+      if (at != std::string::npos) out.events.push_back(event.substr(at + 6));
+    }
+    return true;
+  };
+  httplib::Response res;
+  httplib::Error error = httplib::Error::Success;
+  out.complete = client.send(req, res, error);
+  return out;
+}
+
+TEST(MockServerStreaming, OpenAIStreamCarriesTheSameAnswerAndUsageAsTheNonStreamedReply) {
+  Fixture plain, streaming;
+  int plain_port = port_of(plain.server);
+  int stream_port = port_of(streaming.server);
+  httplib::Client direct("127.0.0.1", plain_port);
+  auto whole = direct.Post("/v1/chat/completions", chat_body(true, false, false), "application/json");
+  ASSERT_TRUE(whole);
+  nlohmann::json completion = nlohmann::json::parse(whole->body);
+  Streamed s = post_stream(stream_port, "/v1/chat/completions", chat_body(true, true, true));
+  ASSERT_TRUE(s.complete);
+  EXPECT_EQ(s.status, 200);
+  EXPECT_TRUE(s.content_type.starts_with("text/event-stream"));
+  ASSERT_GE(s.events.size(), 4u);
+  EXPECT_EQ(s.events.back(), "[DONE]");
+  std::string text;
+  for (std::size_t i = 0; i + 1 < s.events.size(); ++i) {
+    nlohmann::json chunk = nlohmann::json::parse(s.events[i]);
+    if (!chunk["choices"].empty() && chunk["choices"][0]["delta"].contains("content"))
+      text += chunk["choices"][0]["delta"]["content"].get<std::string>();
+  }
+  EXPECT_EQ(text, completion["choices"][0]["message"]["content"].get<std::string>());
+  nlohmann::json usage = nlohmann::json::parse(s.events[s.events.size() - 2])["usage"];
+  EXPECT_EQ(usage, completion["usage"]);
+  // Without include_usage, no chunk carries usage.
+  Streamed bare = post_stream(stream_port, "/v1/chat/completions", chat_body(true, true, false));
+  for (const std::string& e : bare.events) EXPECT_EQ(e.find("\"usage\""), std::string::npos) << e;
+}
+
+TEST(MockServerStreaming, AnthropicStreamSendsTheMessageEventsInOrder) {
+  Fixture f;
+  int port = port_of(f.server);
+  Streamed s = post_stream(port, "/v1/messages", chat_body(false, true, false));
+  ASSERT_TRUE(s.complete);
+  ASSERT_GE(s.events.size(), 5u);
+  EXPECT_EQ(nlohmann::json::parse(s.events.front())["type"], "message_start");
+  EXPECT_EQ(nlohmann::json::parse(s.events[s.events.size() - 2])["type"], "message_delta");
+  EXPECT_EQ(nlohmann::json::parse(s.events.back())["type"], "message_stop");
+  EXPECT_GT(nlohmann::json::parse(s.events.front())["message"]["usage"]["input_tokens"].get<int>(), 0);
+}
+
+TEST(MockServerStreaming, CutStopsTheStreamAfterNEventsWithoutItsEnd) {
+  Fixture f("cut:1:3");
+  int port = port_of(f.server);
+  Streamed s = post_stream(port, "/v1/chat/completions", chat_body(true, true, true));
+  EXPECT_FALSE(s.complete) << "a cut stream must not end like a whole one";
+  EXPECT_EQ(s.events.size(), 3u);
+  Streamed next = post_stream(port, "/v1/chat/completions", chat_body(true, true, true));
+  EXPECT_TRUE(next.complete);
+  EXPECT_EQ(next.events.back(), "[DONE]");
+}
+
+TEST(MockServerStreaming, GapPausesBetweenTheFirstEventAndTheRest) {
+  Fixture f("gap:1:0.5");
+  int port = port_of(f.server);
+  Streamed s = post_stream(port, "/v1/messages", chat_body(false, true, false));
+  ASSERT_TRUE(s.complete);
+  ASSERT_GE(s.arrivals.size(), 2u);
+  EXPECT_GE(s.arrivals.back() - s.arrivals.front(), 0.45);
+  EXPECT_LT(s.arrivals.front(), 0.4) << "the first event comes before the gap";
+}
+
+TEST(MockServerStreaming, CutAndGapOnAReplyNotStreamedAreATruncatedBodyAndADelay) {
+  EXPECT_EQ(parse_faults("cut")[0], (Fault{FaultKind::cut, 1, 2}));
+  EXPECT_EQ(parse_faults("gap")[0], (Fault{FaultKind::gap, 1, 3600}));
+  Fixture f("cut");
+  int port = port_of(f.server);
+  httplib::Client client("127.0.0.1", port);
+  auto cut = client.Post("/v1/chat/completions", chat_body(true, false, false), "application/json");
+  EXPECT_FALSE(cut) << "a body shorter than its Content-Length";
+}
+
+TEST(MockServerStreaming, OurClientsStreamingGiveTheSameRunAsWithout) {
+  for (bool openai : {true, false}) {
+    Fixture plain, streaming;
+    FakeKb kb(FakeKb::Style::grafito, kGrafito);
+    Endpoint e{(openai ? plain.server.base_url() + "/v1" : plain.server.base_url()), "k", "m", plain.policy};
+    Endpoint s{(openai ? streaming.server.base_url() + "/v1" : streaming.server.base_url()), "k", "m", streaming.policy};
+    s.stream = true;
+    std::unique_ptr<ChatModel> a, b;
+    if (openai) a = std::make_unique<OpenAIModel>(e), b = std::make_unique<OpenAIModel>(s);
+    else a = std::make_unique<AnthropicModel>(e), b = std::make_unique<AnthropicModel>(s);
+    AgentRun whole = run_agent(*a, kb, kQuestion);
+    AgentRun streamed = run_agent(*b, kb, kQuestion);
+    EXPECT_EQ(streamed.stop, AgentStop::answered) << streamed.error;
+    EXPECT_EQ(streamed.answer, whole.answer);
+    EXPECT_EQ(streamed.tool_calls, whole.tool_calls);
+    EXPECT_EQ(streamed.messages, whole.messages);
+    ASSERT_EQ(streamed.turns.size(), whole.turns.size());
+    for (std::size_t t = 0; t < whole.turns.size(); ++t) EXPECT_EQ(streamed.turns[t].usage, whole.turns[t].usage) << t;
+  }
+}
+
+TEST(MockServerStreaming, OurClientRetriesAStreamCutShort) {
+  Fixture f("cut:1:2");
+  Endpoint e{f.server.base_url() + "/v1", "k", "m", f.policy};
+  e.stream = true;
+  OpenAIModel model(e);
+  FakeKb kb(FakeKb::Style::grafito, kGrafito);
+  AgentRun run = run_agent(model, kb, kQuestion);
+  EXPECT_EQ(run.stop, AgentStop::answered) << run.error;
+  EXPECT_EQ(f.sleeps.size(), 1u) << "one retry after the cut";
 }
 
 TEST(MockServer, FaultSpecs) {
