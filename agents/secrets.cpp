@@ -152,6 +152,17 @@ std::string url_password(std::string_view text) {
   return url_part(url.get(), CURLUPART_PASSWORD, CURLU_URLDECODE);
 }
 
+std::string url_username(std::string_view text) {
+  auto [start, at] = userinfo_span(text);
+  if (at == std::string_view::npos) return {};
+  Url url = parse_url(text);
+  if (!url) {  // as url_password: what precedes the first ':' of the user-info
+    std::string_view info = text.substr(start, at - start);
+    return std::string(info.substr(0, info.find(':')));
+  }
+  return url_part(url.get(), CURLUPART_USER, CURLU_URLDECODE);
+}
+
 void check_header_value(std::string_view value, std::string_view field) {
   for (std::size_t i = 0; i < value.size(); ++i) {
     auto c = static_cast<unsigned char>(value[i]);

@@ -47,6 +47,8 @@ std::string display_url(std::string_view url);
 
 // The password in a URL's user-info ("" when there is none), percent-decoded.
 std::string url_password(std::string_view url);
+// The user name in a URL's user-info ("" when there is none), percent-decoded.
+std::string url_username(std::string_view url);
 
 // Throws UsageError naming `field` when `value` holds a control character
 // (CR, LF, NUL, TAB, DEL, any byte below 0x20), which would end the header

@@ -5,10 +5,10 @@
 //                  [--grader facts|citations|answered|judge:MODEL]... [--bundle B] [--votes N]
 //                  [--judge-cache FILE] [--pricing FILE] [--json]
 //
-// ANSWERS.jsonl: one JSON object a line with "question_id" (a string, or an
-// integer read as its decimal text) and "answer" (a string); other keys are
-// ignored, blank lines skipped. Every line is checked before anything is
-// graded, so a bad line costs no judge call.
+// ANSWERS.jsonl is read as engine/answers.hpp says. Every line is checked
+// before anything is graded, so a bad line costs no judge call; then the
+// answers are graded and written one at a time, so a long file costs memory
+// for the summary's figures, not for its answers.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -16,7 +16,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -26,6 +25,7 @@
 #include "core/files.hpp"
 #include "core/json_text.hpp"
 #include "datasets/questions.hpp"
+#include "engine/answers.hpp"
 #include "engine/data_files.hpp"
 #include "engine/judge.hpp"
 #include "engine/limits.hpp"
@@ -39,8 +39,6 @@
 
 namespace okfbench::cli {
 namespace {
-
-namespace fs = std::filesystem;
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -61,58 +59,6 @@ struct GradeArgs {
   std::string pricing;
   bool json = false;
 };
-
-struct AnswerLine {
-  int line = 0;
-  const datasets::Question* question = nullptr;
-  std::string answer;
-};
-
-std::string where(const std::string& file, int line) { return fmt::format("{}:{}", file, line); }
-
-std::string question_id_of(const json& value, const std::string& at) {
-  if (value.is_string()) return value.get<std::string>();
-  if (value.is_number_integer()) return value.dump();
-  throw InputError(fmt::format("{}: \"question_id\" must be a string (or an integer), not {}", at, value.type_name()));
-}
-
-AnswerLine read_line(const std::string& text, const std::string& at, const datasets::QuestionSet& set,
-                     const std::string& questions_file) {
-  const json j = json::parse(text, nullptr, false);
-  if (j.is_discarded()) throw InputError(fmt::format("{}: not valid JSON; each line must be one JSON object", at));
-  if (!j.is_object()) throw InputError(fmt::format("{}: expected a JSON object, got {}", at, j.type_name()));
-  if (!j.contains("question_id")) throw InputError(fmt::format("{}: key \"question_id\" is missing", at));
-  if (!j.contains("answer")) throw InputError(fmt::format("{}: key \"answer\" is missing", at));
-  if (!j["answer"].is_string()) {
-    throw InputError(fmt::format("{}: \"answer\" must be a string, not {}", at, j["answer"].type_name()));
-  }
-  const std::string id = question_id_of(j["question_id"], at);
-  AnswerLine out;
-  out.question = set.find(id);
-  if (!out.question) {
-    throw InputError(fmt::format("{}: question_id \"{}\" is not in {}; grade answers against the question set they "
-                                 "answer",
-                                 at, id, questions_file));
-  }
-  out.answer = j["answer"].get<std::string>();
-  return out;
-}
-
-std::vector<AnswerLine> read_answers(const std::string& path, const datasets::QuestionSet& set,
-                                     const std::string& questions_file) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot be read; check the path", path));
-  std::vector<AnswerLine> lines;
-  std::string text;
-  for (int number = 1; std::getline(in, text); ++number) {
-    if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
-    AnswerLine line = read_line(text, where(path, number), set, questions_file);
-    line.line = number;
-    lines.push_back(std::move(line));
-  }
-  if (lines.empty()) throw InputError(fmt::format("{}: no answers (the file is empty)", path));
-  return lines;
-}
 
 // --grader values -> grader names and the judge model.
 std::vector<reports::Grader> graders_of(const GradeArgs& a) {
@@ -135,25 +81,6 @@ std::vector<reports::Grader> graders_of(const GradeArgs& a) {
   return engine::make_graders(names, judge);
 }
 
-reports::GradeInput input_of(const AnswerLine& line, const retrieval::Bundle* bundle, bool judged) {
-  const datasets::Question& q = *line.question;
-  reports::GradeInput in;
-  in.question_id = q.id;
-  in.question = q.text;
-  in.relevant = reports::Judgments(q.relevant.begin(), q.relevant.end());
-  in.answer_facts = q.answer_facts;
-  in.answer = line.answer;
-  // Without a bundle every bracketed id counts as a citation.
-  in.citations = reports::cited_ids(line.answer, [&](const std::string& id) { return !bundle || bundle->find(id); });
-  in.end = line.answer.find_first_not_of(" \t\r\n") == std::string::npos ? reports::TrialEnd::no_answer
-                                                                          : reports::TrialEnd::answered;
-  for (const auto& [id, grade] : q.relevant) {
-    const retrieval::Concept* c = judged && bundle && grade > 0 ? bundle->find(id) : nullptr;
-    if (c) in.references.push_back({id, c->title + "\n\n" + c->body});
-  }
-  return in;
-}
-
 // ---- output ----
 
 // A Markdown table cell (reports/format.hpp escapes every untrusted text).
@@ -165,54 +92,87 @@ std::string optional_text(const std::optional<double>& v, int places) {
   return v ? reports::format_decimal(*v, places) : "n/a";
 }
 
-struct Graded {
-  std::vector<reports::TrialRecord> records;  // one per answer line: the question id, answer and grades
-  std::vector<int> lines;
+// The summary's figures, a graded answer at a time: answers and grades are
+// written as they are graded and then dropped, so grading a long file holds
+// one answer at a time.
+struct Tallies {
+  explicit Tallies(const reports::PricingTable& pricing) : grades(pricing) {}
+  void add(const reports::TrialRecord& r) {
+    grades.add(r);
+    judge_facts.add(r);
+    ++answers;
+  }
+  reports::GradeTally grades;
+  reports::AgreementTally judge_facts{"judge", "facts"};
+  std::size_t answers = 0;
 };
 
-std::string markdown(const GradeArgs& a, const Graded& g, const std::vector<reports::Grader>& graders,
-                     const reports::PricingTable& pricing) {
-  std::vector<std::string> names;
-  for (const auto& gr : graders) names.push_back(gr.name);
-  std::string out = fmt::format("# okfbench grade\n\nquestions: {}; answers: {} ({} lines); graders: {}\n\n",
-                                cell(a.questions), cell(a.answers), g.records.size(), fmt::join(names, ", "));
-  out += "| line | question | grader | status | score | correct | detail |\n|--:|---|---|---|--:|:-:|---|\n";
-  for (std::size_t i = 0; i < g.records.size(); ++i) {
-    for (const auto& grade : g.records[i].grades) {
-      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", g.lines[i], cell(g.records[i].question_id),
-                         grade.grader, reports::to_string(grade.status), score_text(grade),
-                         grade.correct ? "yes" : "no", cell(grade.detail));
+// One output format, written as the answers are graded.
+class GradeWriter {
+ public:
+  virtual ~GradeWriter() = default;
+  virtual void add(int line, const reports::TrialRecord& record) = 0;
+  virtual void finish(const Tallies& all) = 0;
+};
+
+class MarkdownWriter : public GradeWriter {
+ public:
+  MarkdownWriter(const GradeArgs& a, std::size_t answers, const std::vector<reports::Grader>& graders) {
+    for (const auto& gr : graders) names_.push_back(gr.name);
+    std::fputs(fmt::format("# okfbench grade\n\nquestions: {}; answers: {} ({} lines); graders: {}\n\n",
+                           cell(a.questions), cell(a.answers), answers, fmt::join(names_, ", "))
+                   .c_str(),
+               stdout);
+    std::fputs("| line | question | grader | status | score | correct | detail |\n|--:|---|---|---|--:|:-:|---|\n", stdout);
+  }
+  void add(int line, const reports::TrialRecord& record) override {
+    for (const auto& grade : record.grades) {
+      std::fputs(fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", line, cell(record.question_id), grade.grader,
+                             reports::to_string(grade.status), score_text(grade), grade.correct ? "yes" : "no",
+                             cell(grade.detail))
+                     .c_str(),
+                 stdout);
     }
   }
-  std::vector<const reports::TrialRecord*> all;
-  for (const auto& r : g.records) all.push_back(&r);
-  out += "\n## Summary\n\n| grader | graded | not graded | judge errors | mean score | correct |\n"
-         "|---|--:|--:|--:|--:|--:|\n";
-  const auto stats = reports::grader_stats(all);
-  for (const auto& name : names) {
-    auto it = stats.find(name);
-    if (it == stats.end()) continue;
-    const reports::GraderStats& s = it->second;
-    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", name, s.graded, s.not_graded, s.judge_errors,
-                       optional_text(s.mean_score, 3),
-                       s.share_correct ? fmt::format("{} ({})", s.correct, reports::format_share(s.share_correct)) : "n/a");
+  void finish(const Tallies& all) override {
+    std::fputs(summary(all).c_str(), stdout);
   }
-  const reports::JudgeTotals judge = reports::judge_totals(all, pricing);
-  if (judge.trials > 0) {
-    out += fmt::format("\nJudge {}: {} call(s), {} from the response cache; {} input and {} output tokens; {}.\n",
-                       cell(judge.model), judge.calls, judge.cache_hits,
-                       judge.input_tokens ? reports::format_count(static_cast<double>(*judge.input_tokens)) : "n/a",
-                       judge.output_tokens ? reports::format_count(static_cast<double>(*judge.output_tokens)) : "n/a",
-                       judge.dollars ? reports::format_dollars(*judge.dollars) : "cost n/a (no price for the judge model)");
-    const reports::Agreement agree = reports::agreement(all, "judge", "facts");
+
+ private:
+  std::string summary(const Tallies& all) const {
+    std::string out = "\n## Summary\n\n| grader | graded | not graded | judge errors | mean score | correct |\n"
+                      "|---|--:|--:|--:|--:|--:|\n";
+    const auto stats = all.grades.grader_stats();
+    for (const auto& name : names_) {
+      auto it = stats.find(name);
+      if (it == stats.end()) continue;
+      const reports::GraderStats& s = it->second;
+      out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", name, s.graded, s.not_graded, s.judge_errors,
+                         optional_text(s.mean_score, 3),
+                         s.share_correct ? fmt::format("{} ({})", s.correct, reports::format_share(s.share_correct)) : "n/a");
+    }
+    return out + judge_lines(all);
+  }
+  std::string judge_lines(const Tallies& all) const {
+    const reports::JudgeTotals judge = all.grades.judge_totals();
+    if (judge.trials == 0) return "";
+    std::string out = fmt::format(
+        "\nJudge {}: {} call(s), {} from the response cache; {} input and {} output tokens; {}.\n", cell(judge.model),
+        judge.calls, judge.cache_hits,
+        judge.input_tokens ? reports::format_count(static_cast<double>(*judge.input_tokens)) : "n/a",
+        judge.output_tokens ? reports::format_count(static_cast<double>(*judge.output_tokens)) : "n/a",
+        judge.dollars ? reports::format_dollars(*judge.dollars) : "cost n/a (no price for the judge model)");
+    const reports::Agreement agree = all.judge_facts.agreement();
     if (agree.pairs > 0) {
       out += fmt::format("Judge and facts agree on {} of {} answers graded by both (Cohen's kappa {}).\n",
                          reports::format_share(agree.share), agree.pairs, optional_text(agree.kappa, 3));
     }
     if (judge.model == "sim") out += fmt::format("Note: {}.\n", reports::kSimJudgeNote);
+    return out;
   }
-  return out;
-}
+
+  std::vector<std::string> names_;
+};
 
 json stats_json(const std::map<std::string, reports::GraderStats>& stats) {
   auto number = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
@@ -225,30 +185,50 @@ json stats_json(const std::map<std::string, reports::GraderStats>& stats) {
   return out;
 }
 
-std::string json_text(const Graded& g, const reports::PricingTable& pricing) {
-  auto number = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
-  json grades = json::array();
-  std::vector<const reports::TrialRecord*> all;
-  for (std::size_t i = 0; i < g.records.size(); ++i) {
-    all.push_back(&g.records[i]);
-    for (const auto& grade : g.records[i].grades) {
-      json entry = {{"line", g.lines[i]},
-                    {"question_id", g.records[i].question_id},
+// `text` with `spaces` more indentation on every line but the first: a
+// pretty-printed value placed inside a pretty-printed document.
+std::string indented(const std::string& text, int spaces) {
+  std::string out;
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out.append(static_cast<std::size_t>(spaces), ' ');
+  }
+  return out;
+}
+
+// {"grades": [...], "summary": {...}} as json_text(value, 2) prints it, the
+// grades written one by one as they are graded.
+class JsonWriter : public GradeWriter {
+ public:
+  JsonWriter() { std::fputs("{\n  \"grades\": [", stdout); }
+  void add(int line, const reports::TrialRecord& record) override {
+    auto number = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+    for (const auto& grade : record.grades) {
+      json entry = {{"line", line},
+                    {"question_id", record.question_id},
                     {"grader", grade.grader},
                     {"status", reports::to_string(grade.status)},
                     {"score", number(grade.score)},
                     {"correct", grade.correct},
                     {"detail", grade.detail}};
       if (!grade.raw.empty()) entry["raw"] = grade.raw;
-      grades.push_back(std::move(entry));
+      std::fputs(((entries_++ ? ",\n    " : "\n    ") + indented(okfbench::json_text(entry, 2), 4)).c_str(), stdout);
     }
   }
-  json summary = {{"answers", g.records.size()}, {"graders", stats_json(reports::grader_stats(all))}};
-  const reports::JudgeTotals judge = reports::judge_totals(all, pricing);
-  summary["judge"] = nullptr;
-  if (judge.trials > 0) {
+  void finish(const Tallies& all) override {
+    std::fputs(entries_ ? "\n  ],\n  \"summary\": " : "],\n  \"summary\": ", stdout);
+    std::fputs((indented(okfbench::json_text(summary(all), 2), 2) + "\n}\n").c_str(), stdout);
+  }
+
+ private:
+  json summary(const Tallies& all) const {
+    auto number = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+    json summary = {{"answers", all.answers}, {"graders", stats_json(all.grades.grader_stats())}};
+    const reports::JudgeTotals judge = all.grades.judge_totals();
+    summary["judge"] = nullptr;
+    if (judge.trials == 0) return summary;
     auto count = [](const std::optional<std::int64_t>& v) { return v ? json(*v) : json(nullptr); };
-    const reports::Agreement agree = reports::agreement(all, "judge", "facts");
+    const reports::Agreement agree = all.judge_facts.agreement();
     summary["judge"] = {{"model", judge.model},
                         {"calls", judge.calls},
                         {"cache_hits", judge.cache_hits},
@@ -257,9 +237,11 @@ std::string json_text(const Graded& g, const reports::PricingTable& pricing) {
                         {"cost_usd", number(judge.dollars)},
                         {"agreement_with_facts", {{"pairs", agree.pairs}, {"share", number(agree.share)}, {"kappa", number(agree.kappa)}}},
                         {"note", judge.model == "sim" ? json(reports::kSimJudgeNote) : json(nullptr)}};
+    return summary;
   }
-  return okfbench::json_text(json{{"grades", grades}, {"summary", summary}}, 2) + "\n";
-}
+
+  std::size_t entries_ = 0;
+};
 
 int run_grade(const GradeArgs& a) {
   const std::vector<reports::Grader> graders = graders_of(a);
@@ -269,22 +251,28 @@ int run_grade(const GradeArgs& a) {
     bundle = retrieval::Bundle::load(a.bundle);
     datasets::check_concepts(set, *bundle);
   }
-  const std::vector<AnswerLine> lines = read_answers(a.answers, set, a.questions);
+  const std::size_t answers = engine::check_answers(a.answers, set, a.questions);
   const auto pricing = a.pricing.empty() ? engine::load_default_pricing() : reports::PricingTable::load(a.pricing);
   const bool judged = std::any_of(graders.begin(), graders.end(), [](const reports::Grader& g) { return g.name == "judge"; });
   if (judged && !bundle) std::fprintf(stderr, "okfbench grade: no --bundle, so the judge sees no reference text\n");
-  Graded g;
-  for (const auto& line : lines) {
+  std::unique_ptr<GradeWriter> out;
+  if (a.json) {
+    out = std::make_unique<JsonWriter>();
+  } else {
+    out = std::make_unique<MarkdownWriter>(a, answers, graders);
+  }
+  Tallies tallies(pricing);
+  engine::for_each_answer(a.answers, set, a.questions, [&](engine::AnswerLine&& line) {
     reports::TrialRecord r;
     r.question_id = line.question->id;
     r.answer = line.answer;
-    reports::Grading grading = reports::grade_all(graders, input_of(line, bundle ? &*bundle : nullptr, judged));
+    reports::Grading grading = reports::grade_all(graders, engine::grade_input(line, bundle ? &*bundle : nullptr, judged));
     r.grades = std::move(grading.grades);
     r.judge_usage = std::move(grading.judge_usage);
-    g.records.push_back(std::move(r));
-    g.lines.push_back(line.line);
-  }
-  std::fputs((a.json ? json_text(g, pricing) : markdown(a, g, graders, pricing)).c_str(), stdout);
+    out->add(line.line, r);
+    tallies.add(r);
+  });
+  out->finish(tallies);
   return 0;
 }
 

@@ -190,7 +190,7 @@ std::vector<char*> pointers(std::vector<std::string>& items) {
 // (git starts helpers; a timeout kills them all), collecting its output until
 // it exits or `timeout` passes.
 Ran run_program(const std::string& program, std::vector<std::string> args, std::chrono::milliseconds timeout,
-                const Watch& watch) {
+                const Watch& watch, const std::vector<std::string>& extra_env = {}) {
   Ran ran;
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
@@ -209,6 +209,7 @@ Ran run_program(const std::string& program, std::vector<std::string> args, std::
   args.insert(args.begin(), program);
   std::vector<char*> argv = pointers(args);
   std::vector<std::string> env = child_environment();
+  env.insert(env.end(), extra_env.begin(), extra_env.end());
   std::vector<char*> envp = pointers(env);
   pid_t pid = -1;
   const int rc = program.find('/') == std::string::npos
@@ -288,6 +289,25 @@ const std::vector<std::string> kProtocolPolicy = {
     "-c", "protocol.ssh.allow=always",   "-c", "protocol.git.allow=always",   "-c", "protocol.file.allow=always",
     "-c", "core.fsmonitor=false",        "-c", "core.hooksPath=/dev/null"};
 
+// A URL's user name and password reach git through its environment, never
+// its arguments (which every user of the machine can read in ps): the URL
+// git is given has no user-info, and a credential helper defined in
+// GIT_CONFIG_* (which git reads as command-line configuration) answers with
+// them. The empty helper first drops the caller's helpers, so the URL's
+// credentials win, as they would if git saw them in the URL.
+std::vector<std::string> credential_environment(const std::string& url) {
+  if (agents::display_url(url) == url) return {};
+  const std::string password = agents::url_password(url);
+  std::vector<std::string> env = {
+      "GIT_CONFIG_COUNT=2", "GIT_CONFIG_KEY_0=credential.helper", "GIT_CONFIG_VALUE_0=",
+      "GIT_CONFIG_KEY_1=credential.helper",
+      "GIT_CONFIG_VALUE_1=!f() { test \"$1\" = get || exit 0; printf 'username=%s\\n' \"$OKFBENCH_GIT_USERNAME\"; "
+      "test -z \"$OKFBENCH_GIT_PASSWORD\" || printf 'password=%s\\n' \"$OKFBENCH_GIT_PASSWORD\"; }; f",
+      "OKFBENCH_GIT_USERNAME=" + agents::url_username(url)};
+  if (!password.empty()) env.push_back("OKFBENCH_GIT_PASSWORD=" + password);
+  return env;
+}
+
 // Git's messages with the URL's credentials (if any) replaced: git names the
 // URL in some of its errors.
 std::string without_credentials(const std::string& text, const GitSource& source) {
@@ -304,7 +324,7 @@ std::string git(const GitOptions& options, const GitSource& source, std::string_
                 const Watch& watch = {}) {
   const std::string what = fmt::format("git {}", verb);
   args.insert(args.begin(), kProtocolPolicy.begin(), kProtocolPolicy.end());
-  Ran ran = run_program(options.program, std::move(args), options.timeout, watch);
+  Ran ran = run_program(options.program, std::move(args), options.timeout, watch, credential_environment(source.url));
   if (!ran.started)
     throw InputError(fmt::format("{}: cannot run `{}` ({}): install git (apt-get install git) or put it on PATH",
                                  source.text(), options.program, ran.spawn_error));
@@ -378,7 +398,8 @@ void clone_into(const fs::path& tmp, const GitSource& source, const GitOptions& 
   try {
     git(options, source, "init", {"-c", "init.defaultBranch=okfbench", "init", "-q", "--", tmp.string()});
     git(options, source, "fetch",
-        {"-C", tmp.string(), "fetch", "-q", "--depth", "1", "--", source.url, source.ref.empty() ? "HEAD" : source.ref},
+        {"-C", tmp.string(), "fetch", "-q", "--depth", "1", "--", agents::display_url(source.url),
+         source.ref.empty() ? "HEAD" : source.ref},
         within_limits);
     git(options, source, "checkout", {"-C", tmp.string(), "-c", "advice.detachedHead=false", "checkout", "-q", "FETCH_HEAD"},
         within_limits);

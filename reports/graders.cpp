@@ -269,25 +269,32 @@ const Grade* find_grade(const TrialRecord& record, std::string_view grader) {
   return nullptr;
 }
 
-Agreement agreement(const std::vector<const TrialRecord*>& records, std::string_view a, std::string_view b) {
+void AgreementTally::add(const TrialRecord& r) {
+  const Grade* ga = find_grade(r, a_);
+  const Grade* gb = find_grade(r, b_);
+  if (!ga || !gb || ga->status != GradeStatus::graded || gb->status != GradeStatus::graded) return;
+  ++pairs_;
+  agree_ += ga->correct == gb->correct ? 1 : 0;
+  a_correct_ += ga->correct ? 1 : 0;
+  b_correct_ += gb->correct ? 1 : 0;
+}
+
+Agreement AgreementTally::agreement() const {
   Agreement out;
-  int agree = 0, a_correct = 0, b_correct = 0;
-  for (const TrialRecord* r : records) {
-    const Grade* ga = find_grade(*r, a);
-    const Grade* gb = find_grade(*r, b);
-    if (!ga || !gb || ga->status != GradeStatus::graded || gb->status != GradeStatus::graded) continue;
-    ++out.pairs;
-    agree += ga->correct == gb->correct ? 1 : 0;
-    a_correct += ga->correct ? 1 : 0;
-    b_correct += gb->correct ? 1 : 0;
-  }
-  if (out.pairs == 0) return out;
-  const double n = out.pairs;
-  const double observed = agree / n;
-  const double expected = (a_correct / n) * (b_correct / n) + (1 - a_correct / n) * (1 - b_correct / n);
+  out.pairs = pairs_;
+  if (pairs_ == 0) return out;
+  const double n = pairs_;
+  const double observed = agree_ / n;
+  const double expected = (a_correct_ / n) * (b_correct_ / n) + (1 - a_correct_ / n) * (1 - b_correct_ / n);
   out.share = observed;
   if (expected < 1.0 - 1e-12) out.kappa = (observed - expected) / (1.0 - expected);
   return out;
+}
+
+Agreement agreement(const std::vector<const TrialRecord*>& records, std::string_view a, std::string_view b) {
+  AgreementTally tally{std::string(a), std::string(b)};
+  for (const TrialRecord* r : records) tally.add(*r);
+  return tally.agreement();
 }
 
 }  // namespace okfbench::reports

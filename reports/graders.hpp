@@ -129,4 +129,16 @@ struct Agreement {
 };
 Agreement agreement(const std::vector<const TrialRecord*>& records, std::string_view a, std::string_view b);
 
+// agreement() a record at a time (okfbench grade over a long answers file).
+class AgreementTally {
+ public:
+  AgreementTally(std::string a, std::string b) : a_(std::move(a)), b_(std::move(b)) {}
+  void add(const TrialRecord& record);
+  Agreement agreement() const;
+
+ private:
+  std::string a_, b_;
+  int pairs_ = 0, agree_ = 0, a_correct_ = 0, b_correct_ = 0;
+};
+
 }  // namespace okfbench::reports

@@ -13,46 +13,62 @@
 
 namespace okfbench::reports {
 
-std::map<std::string, GraderStats> grader_stats(const std::vector<const TrialRecord*>& records) {
-  std::map<std::string, GraderStats> out;
-  std::map<std::string, double> score_sums;
-  for (const TrialRecord* r : records) {
-    for (const auto& g : r->grades) {
-      GraderStats& stats = out[g.grader];
-      if (g.status == GradeStatus::not_graded) ++stats.not_graded;
-      if (g.status == GradeStatus::judge_error) ++stats.judge_errors;
-      if (g.status != GradeStatus::graded || !g.score) continue;
-      ++stats.graded;
-      score_sums[g.grader] += *g.score;
-      stats.correct += g.correct ? 1 : 0;
-    }
+void GradeTally::add(const TrialRecord& r) {
+  for (const auto& g : r.grades) {
+    GraderStats& stats = stats_[g.grader];
+    if (g.status == GradeStatus::not_graded) ++stats.not_graded;
+    if (g.status == GradeStatus::judge_error) ++stats.judge_errors;
+    if (g.status != GradeStatus::graded || !g.score) continue;
+    ++stats.graded;
+    score_sums_[g.grader] += *g.score;
+    stats.correct += g.correct ? 1 : 0;
   }
+  if (!r.judge_usage) return;
+  const JudgeUsage& u = *r.judge_usage;
+  JudgeTotals& t = judge_;
+  if (t.trials++ == 0) {
+    t.input_tokens = t.output_tokens = 0;
+    t.dollars = 0.0;
+  }
+  t.calls += u.calls;
+  t.cache_hits += u.cache_hits;
+  t.input_tokens = t.input_tokens && u.input_tokens ? std::optional(*t.input_tokens + *u.input_tokens) : std::nullopt;
+  t.output_tokens = t.output_tokens && u.output_tokens ? std::optional(*t.output_tokens + *u.output_tokens) : std::nullopt;
+  const std::optional<double> dollars = judge_cost(u, pricing_);
+  t.dollars = t.dollars && dollars ? std::optional(*t.dollars + *dollars) : std::nullopt;
+  if (t.model.find(u.model) == std::string::npos) t.model += (t.model.empty() ? "" : ", ") + u.model;
+}
+
+std::map<std::string, GraderStats> GradeTally::grader_stats() const {
+  std::map<std::string, GraderStats> out = stats_;
   for (auto& [name, stats] : out) {
     if (stats.graded == 0) continue;
-    stats.mean_score = score_sums[name] / stats.graded;
+    stats.mean_score = score_sums_.at(name) / stats.graded;
     stats.share_correct = static_cast<double>(stats.correct) / stats.graded;
   }
   return out;
 }
 
+JudgeTotals GradeTally::judge_totals() const { return judge_; }
+
+namespace {
+
+// The tally over records a run holds; pricing only matters to the judge's.
+GradeTally tally_of(const std::vector<const TrialRecord*>& records, const PricingTable& pricing) {
+  GradeTally tally(pricing);
+  for (const TrialRecord* r : records) tally.add(*r);
+  return tally;
+}
+
+}  // namespace
+
+std::map<std::string, GraderStats> grader_stats(const std::vector<const TrialRecord*>& records) {
+  static const PricingTable kNoPrices;
+  return tally_of(records, kNoPrices).grader_stats();
+}
+
 JudgeTotals judge_totals(const std::vector<const TrialRecord*>& records, const PricingTable& pricing) {
-  JudgeTotals t;
-  t.input_tokens = t.output_tokens = 0;
-  t.dollars = 0.0;
-  for (const TrialRecord* r : records) {
-    if (!r->judge_usage) continue;
-    const JudgeUsage& u = *r->judge_usage;
-    ++t.trials;
-    t.calls += u.calls;
-    t.cache_hits += u.cache_hits;
-    t.input_tokens = t.input_tokens && u.input_tokens ? std::optional(*t.input_tokens + *u.input_tokens) : std::nullopt;
-    t.output_tokens = t.output_tokens && u.output_tokens ? std::optional(*t.output_tokens + *u.output_tokens) : std::nullopt;
-    const std::optional<double> dollars = judge_cost(u, pricing);
-    t.dollars = t.dollars && dollars ? std::optional(*t.dollars + *dollars) : std::nullopt;
-    if (t.model.find(u.model) == std::string::npos) t.model += (t.model.empty() ? "" : ", ") + u.model;
-  }
-  if (t.trials == 0) return JudgeTotals{};
-  return t;
+  return tally_of(records, pricing).judge_totals();
 }
 
 namespace {

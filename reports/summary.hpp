@@ -167,6 +167,23 @@ std::map<std::string, GraderStats> grader_stats(const std::vector<const TrialRec
 // The judge's spend over `records`, priced with the judge model's row.
 JudgeTotals judge_totals(const std::vector<const TrialRecord*>& records, const PricingTable& pricing);
 
+// grader_stats and judge_totals a record at a time, for a caller that
+// cannot hold every record (`okfbench grade` over a long answers file): the
+// same figures as the functions over the records added.
+class GradeTally {
+ public:
+  explicit GradeTally(const PricingTable& pricing) : pricing_(pricing) {}
+  void add(const TrialRecord& record);
+  std::map<std::string, GraderStats> grader_stats() const;
+  JudgeTotals judge_totals() const;
+
+ private:
+  const PricingTable& pricing_;
+  std::map<std::string, GraderStats> stats_;
+  std::map<std::string, double> score_sums_;
+  JudgeTotals judge_;
+};
+
 // A row's mean of a built-in metric or stored measure by name; nullopt when
 // unknown or when the row has no such metric.
 std::optional<double> row_metric(const SummaryRow& row, std::string_view metric);

@@ -5,6 +5,8 @@
 #   scripts/fuzz.sh --runs N [TARGET...]      N inputs per target from the committed
 #                                             seeds with a fixed seed (what
 #                                             scripts/test.sh runs)
+#   scripts/fuzz.sh --configure-only          configure build-fuzz/ and stop (scripts/test.sh
+#                                             builds the sanitized suite there)
 # Each target starts from a working copy of its seed corpus,
 # build-fuzz/corpus/<target>/ (kept between runs, so inputs found earlier are
 # reused; the committed tests/fuzz/corpus/ is never written). A crash, leak,
@@ -20,7 +22,10 @@ usage="usage: scripts/fuzz.sh [SECONDS | --runs N] [TARGET...]"
 # fixed, so CI replays every seed and then mutates the same way whatever the
 # machine's speed, rather than failing by the luck of one machine.
 limit=()
-if [[ "${1:-}" == "--runs" ]]; then
+configure_only=""
+if [[ "${1:-}" == "--configure-only" ]]; then
+  configure_only=yes
+elif [[ "${1:-}" == "--runs" ]]; then
   runs="${2:-}"
   [[ "$runs" =~ ^[0-9]+$ && "$runs" -gt 0 ]] || { echo "$usage" >&2; exit 2; }
   limit=(-runs="$runs" -seed=1)
@@ -44,9 +49,12 @@ if [[ ${#targets[@]} -eq 0 ]]; then
 fi
 
 # The fuzz build is never the same folder as the main build: every library
-# is compiled again with libFuzzer's coverage hooks and the sanitizers.
+# is compiled again with libFuzzer's coverage hooks and the sanitizers. The
+# tests are configured too (only built when asked for), so the sanitized
+# suite of scripts/test.sh links the same instrumented libraries.
 CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DOKFBENCH_BUILD_FUZZERS=ON \
-  -DOKFBENCH_BUILD_TESTS=OFF >/dev/null
+  -DOKFBENCH_BUILD_TESTS=ON >/dev/null
+[[ -n "$configure_only" ]] && exit 0
 cmake --build "$build" -j2 --target "${targets[@]/#/fuzz_}"
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}"
@@ -63,7 +71,11 @@ for target in "${targets[@]}"; do
   mkdir -p "$work" "$crashes"
   cp -n "$seeds"/* "$work"/
   before=$(find "$crashes" -type f | sort)
-  if "$build/tests/fuzz/fuzz_$target" "$work" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 \
+  # The targets' scratch folders (fuzz_support.hpp) go here: libFuzzer ends
+  # a counted run without the exit handlers that would remove them.
+  scratch=$build/scratch/$target
+  rm -rf "$scratch" && mkdir -p "$scratch"
+  if TMPDIR="$PWD/$scratch" "$build/tests/fuzz/fuzz_$target" "$work" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 \
        -artifact_prefix="$crashes/" -print_final_stats=1 >"$log" 2>&1; then
     echo "fuzz $target: $(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1)"
   else

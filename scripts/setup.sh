@@ -13,6 +13,8 @@ packages=(
   clang libclang-rt-14-dev llvm
   # tests/install: an installed okfbench opens no file of the source or build tree
   strace
+  # GNU time: the tests that bound a command's peak memory read it with %M
+  time
 )
 # The HTML report's chart libraries come from npm at build time, and its test
 # renders the report in headless Chromium. Checked by command, not package:

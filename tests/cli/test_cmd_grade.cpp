@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <nlohmann/json.hpp>
 
 #include "tests/reports/fixtures.hpp"
@@ -110,6 +112,62 @@ TEST(GradeCommand, UsageErrorsExitTwo) {
   test::CommandResult missing = grade("--questions tests/data/grade/questions.yaml --answers nope.jsonl");
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.err.find("nope.jsonl: cannot be read"), std::string::npos) << missing.err;
+}
+
+// A FIFO in place of the answers file is refused at once, not waited on.
+TEST(GradeCommand, AnswersThatAreNotARegularFileAreRefusedWithoutBlocking) {
+  const fs::path dir = test::fresh_dir("grade_fifo");
+  ASSERT_EQ(::mkfifo((dir / "answers.jsonl").c_str(), 0600), 0);
+  test::CommandResult r = grade(fmt::format("--questions tests/data/grade/questions.yaml --answers {}",
+                                            (dir / "answers.jsonl").string()));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("not a regular file"), std::string::npos) << r.err;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
+// Grading holds one answer at a time: 32 MB of answers are graded, in
+// Markdown and in JSON, by a process that stays under 40 MB resident (it
+// held every answer twice before, 90 MB for these).
+TEST(GradeCommand, ALongAnswersFileIsGradedWithoutHoldingIt) {
+  const fs::path dir = test::fresh_dir("grade_long");
+  const std::string filler(128 * 1024, 'x');
+  std::string lines;
+  for (int i = 0; i < 250; ++i) {
+    lines += fmt::format("{{\"question_id\": \"{}\", \"answer\": \"{} Check Replica-Lag per replica\"}}\n",
+                         i % 2 ? "lag" : "disk", filler);
+  }
+  test::write_file(dir / "answers.jsonl", lines);
+  lines = std::string();
+  const std::string args = "--questions tests/data/grade/questions.yaml --answers " + (dir / "answers.jsonl").string() +
+                           " --grader facts";
+  test::CommandResult markdown = grade(args);
+  ASSERT_EQ(markdown.exit_code, 0) << markdown.err;
+  EXPECT_NE(markdown.out.find("| 250 | lag | facts |"), std::string::npos);
+  // GNU time's %M is the grading process's own peak, not the test's.
+  const fs::path peak = dir / "peak";
+  test::CommandResult r = test::run_command(fmt::format("cd {} && /usr/bin/time -f %M -o {} {} grade {} --json",
+                                                        test::source_dir().string(), peak.string(),
+                                                        test::okfbench_binary().string(), args));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["summary"]["answers"], 250);
+  ASSERT_EQ(j["grades"].size(), 250u);
+  EXPECT_EQ(j["grades"][249]["line"], 250);
+  EXPECT_EQ(j["summary"]["graders"]["facts"]["graded"], 250);
+  if (!kSanitized) {
+    EXPECT_LT(std::stol(test::read_file(peak)), 40 * 1024) << "KiB at most resident in the grading process";
+  }
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <memory>
 #include <atomic>
 #include <mutex>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -26,6 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::vector<std::string> ids(const fs::path& root) {
   const retrieval::Bundle bundle = retrieval::Bundle::load(root);
@@ -322,6 +324,34 @@ TEST_F(GitCheckoutTest, AMissingGitProgramIsAClearError) {
                                                     "install git (apt-get install git) or put it on PATH");
   }
   EXPECT_EQ(cache_entries(options_.cache_dir).size(), 1u);  // only the lock file
+}
+
+// A URL's credentials never reach git's arguments, which any user can read
+// in ps: git gets the URL without them and a credential helper, defined in
+// its environment, that answers with them (asked here with `git credential
+// fill`, as git asks when the server wants them).
+TEST_F(GitCheckoutTest, UrlCredentialsReachGitThroughItsEnvironmentNotItsArguments) {
+  const fs::path log = dir_ / "git-calls.log";
+  const fs::path wrapper = dir_ / "logging-git";
+  test::write_file(wrapper, "#!/bin/sh\necho \"ARGV $*\" >> '" + log.string() +
+                                "'\nprintf 'protocol=http\\nhost=127.0.0.1\\n\\n' | git credential fill >> '" +
+                                log.string() + "' 2>&1\nexec git \"$@\"\n");
+  fs::permissions(wrapper, fs::perms::owner_all);
+  GitOptions options = options_;
+  options.program = wrapper.string();
+  options.cache_dir = dir_ / "cache-credentials";
+  const std::string secret = "s3cr3t-T0KEN-value-42";
+  EXPECT_THROW(GitCheckout::open(source("http://robot%40ci:" + secret + "@127.0.0.1:9/repo.git"), options), InputError);
+  const std::string calls = test::read_file(log);
+  ASSERT_THAT(calls, HasSubstr("ARGV -c protocol.allow=never"));
+  ASSERT_THAT(calls, HasSubstr("http://127.0.0.1:9/repo.git"));
+  std::istringstream lines(calls);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("ARGV ")) {
+      EXPECT_THAT(line, Not(HasSubstr(secret))) << "a git argument carries the password";
+    }
+  }
+  EXPECT_THAT(calls, HasSubstr("username=robot@ci\npassword=" + secret));
 }
 
 TEST_F(GitCheckoutTest, TheTimeoutBoundsTheLockWaitAndEachGitCommand) {
