@@ -135,7 +135,7 @@ json front_chart(const Summary& s, const Names& names, std::string_view quality,
                  {"encoding", {{"x", x}, {"y", y},
                                {"color", {{"field", "path"}, {"type", "nominal"}, {"legend", configuration_legend}}},
                                {"shape", {{"field", "path"}, {"type", "nominal"}, {"legend", configuration_legend}}},
-                               {"opacity", {{"field", "front"}, {"type", "nominal"}, {"title", nullptr},
+                               {"opacity", {{"field", "front"}, {"type", "ordinal"}, {"sort", {"Pareto front", "dominated"}}, {"title", nullptr},
                                             {"scale", {{"domain", {"Pareto front", "dominated"}}, {"range", {1.0, 0.35}}}}}},
                                {"tooltip", json::array({{{"field", "path"}}, {{"field", "cost"}, {"format", "$.4g"}}, {{"field", "quality"}, {"title", quality_title}, {"format", ".3f"}}})}}}};
   return {{"data", {{"values", values}}},
