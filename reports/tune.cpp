@@ -102,7 +102,7 @@ std::string unmeasured_text(const TuneGroup& g) {
     return u.metric == first.metric && u.reason == first.reason;
   });
   if (g.candidates.empty() && same) {
-    return fmt::format("\n{} cannot be graded on {}: {}.\n", markdown_text(g.bundle), markdown_text(first.metric),
+    return fmt::format("{} cannot be graded on {}: {}.\n", markdown_text(g.bundle), markdown_text(first.metric),
                        markdown_text(first.reason));
   }
   std::string out = "\n";
