@@ -19,6 +19,8 @@
 #include "core/files.hpp"
 #include "core/error.hpp"
 #include "reports/report_files.hpp"
+#include "reports/summary.hpp"
+#include "reports/verdict.hpp"
 #include "reports/writers.hpp"
 
 namespace okfbench::cli {
@@ -30,6 +32,8 @@ struct CompareArgs {
   std::vector<std::string> thresholds;
   std::string junit;
   std::string pricing;
+  std::string baseline;
+  std::string candidate;
   std::uint64_t seed = 42;
   std::size_t permutations = 10'000;
 };
@@ -64,17 +68,59 @@ int compare_sessions(const CompareArgs& args) {
   return 0;
 }
 
+// Two configurations of one run: the verdict, then every metric's table.
+int compare_in_run(const CompareArgs& args, const reports::CompareOptions& options) {
+  const reports::StoredRun run = reports::read_run_dir(args.base_dir);
+  const auto pricing = args.pricing.empty()
+                           ? reports::with_recorded_prices(engine::load_default_pricing(), run.manifest.prices)
+                           : reports::PricingTable::load(args.pricing);
+  const reports::Summary summary = reports::summarize(run.records, pricing, run.manifest.baseline);
+  const std::string baseline = reports::resolve_configuration(summary, args.baseline, "--baseline");
+  const std::string candidate = reports::resolve_configuration(summary, args.candidate, "--candidate");
+  if (baseline == candidate) {
+    throw UsageError(fmt::format("--baseline {} and --candidate {} name the same configuration ({})", args.baseline,
+                                 args.candidate, baseline));
+  }
+  const reports::Comparison c = reports::compare_within_run(run.records, pricing, baseline, candidate, options);
+  reports::VerdictOptions verdict_options;
+  verdict_options.seed = args.seed;
+  const auto verdicts = reports::verdicts_between(run.records, summary, pricing, baseline, candidate, verdict_options);
+  std::printf("# okfbench compare\n\nrun: %s (git %s, %s)\nbaseline: %s\ncandidate: %s\n\n", args.base_dir.c_str(),
+              run.manifest.git_sha.c_str(), run.manifest.date.c_str(), baseline.c_str(), candidate.c_str());
+  std::fputs(reports::verdict_markdown(verdicts, summary.names).c_str(), stdout);
+  std::fputs(reports::compare_markdown(c).c_str(), stdout);
+  if (!args.junit.empty()) {
+    write_atomically(args.junit, reports::junit_for_comparison(c));
+    std::fprintf(stderr, "wrote %s\n", args.junit.c_str());
+  }
+  return c.any_crossed() ? 1 : 0;
+}
+
 int run_compare(const CompareArgs& args) {
-  bool base_log = std::filesystem::is_regular_file(args.base_dir);
-  if (base_log != std::filesystem::is_regular_file(args.candidate_dir))
-    throw UsageError(fmt::format("compare {} {}: give two run folders or two session logs, not one of each",
+  const bool in_run = !args.baseline.empty() || !args.candidate.empty();
+  if (in_run && (args.baseline.empty() || args.candidate.empty()))
+    throw UsageError("--baseline and --candidate go together: compare RUN_DIR --baseline LABEL --candidate LABEL");
+  if (in_run && !args.candidate_dir.empty())
+    throw UsageError(fmt::format("compare {} {}: --baseline and --candidate compare two configurations inside one run; "
+                                 "give one run folder",
                                  args.base_dir, args.candidate_dir));
-  if (base_log) return compare_sessions(args);
+  if (!in_run && args.candidate_dir.empty())
+    throw UsageError(fmt::format("compare {}: give a second run folder, or --baseline LABEL --candidate LABEL to compare "
+                                 "two configurations of this run",
+                                 args.base_dir));
+  if (in_run && !std::filesystem::is_directory(args.base_dir))
+    throw UsageError(fmt::format("compare {}: --baseline and --candidate need a run folder", args.base_dir));
   reports::CompareOptions options;
   for (const auto& t : args.thresholds) options.thresholds.push_back(reports::parse_threshold(t));
   options.seed = args.seed;
   options.permutations = args.permutations;
   options.bootstrap_resamples = args.permutations;
+  if (in_run) return compare_in_run(args, options);
+  bool base_log = std::filesystem::is_regular_file(args.base_dir);
+  if (base_log != std::filesystem::is_regular_file(args.candidate_dir))
+    throw UsageError(fmt::format("compare {} {}: give two run folders or two session logs, not one of each",
+                                 args.base_dir, args.candidate_dir));
+  if (base_log) return compare_sessions(args);
   auto base = reports::read_run_dir(args.base_dir);
   auto candidate = reports::read_run_dir(args.candidate_dir);
   auto pricing = args.pricing.empty() ? engine::load_default_pricing() : reports::PricingTable::load(args.pricing);
@@ -101,9 +147,13 @@ void add_compare_command(CLI::App& app, Action& action) {
   auto args = std::make_shared<CompareArgs>();
   CLI::App* cmd = app.add_subcommand(
       "compare",
-      "Compare two runs per configuration and metric (exit 1 when a --threshold is crossed), or two MCP session logs");
+      "Compare two runs per configuration and metric (exit 1 when a --threshold is crossed), two configurations of one "
+      "run (--baseline, --candidate), or two MCP session logs");
   cmd->add_option("BASE_DIR", args->base_dir, "Output folder of the base run, or a session log of okfbench mcp")->required();
-  cmd->add_option("CAND_DIR", args->candidate_dir, "Output folder of the candidate run, or a session log")->required();
+  cmd->add_option("CAND_DIR", args->candidate_dir, "Output folder of the candidate run, or a session log (not with --baseline)");
+  cmd->add_option("--baseline", args->baseline,
+                  "Inside one run: the baseline configuration, by short name (one-shot) or full label");
+  cmd->add_option("--candidate", args->candidate, "Inside one run: the configuration compared with --baseline");
   cmd->add_option("--threshold", args->thresholds,
                   "METRIC=AMOUNT or METRIC=AMOUNT%: largest worsening allowed (repeatable), "
                   "e.g. evidence_recall=0.05, input_tokens=10%");

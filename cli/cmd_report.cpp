@@ -14,6 +14,7 @@
 #include "reports/report_files.hpp"
 #include "reports/session.hpp"
 #include "reports/summary.hpp"
+#include "reports/verdict.hpp"
 #include "reports/transcript.hpp"
 
 namespace okfbench::cli {
@@ -47,7 +48,9 @@ int run_report(const ReportArgs& args) {
   std::filesystem::path out = args.out_dir.empty() ? args.run_dir : args.out_dir;
   const std::optional<reports::TranscriptSet> transcripts = reports::read_run_transcripts(args.run_dir);
   auto written = reports::write_report_files(run.manifest, run.records, transcripts ? &*transcripts : nullptr, pricing, formats, out);
-  std::fputs(reports::headline_markdown(reports::summarize(run.records, pricing)).c_str(), stdout);
+  std::fputs(reports::headline_with_verdict(run.records, reports::summarize(run.records, pricing, run.manifest.baseline), pricing)
+                 .c_str(),
+             stdout);
   for (const auto& path : written) std::fprintf(stderr, "wrote %s\n", path.string().c_str());
   return 0;
 }

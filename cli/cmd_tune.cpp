@@ -54,7 +54,8 @@ int run_tune(const TuneArgs& args) {
   std::printf("# okfbench tune: %s, minimizing %s\n\n", target.text.c_str(), args.minimize.c_str());
   std::fputs(reports::tune_markdown(result).c_str(), stdout);
   if (!summary.priced_as_note.empty()) std::printf("\nCost: %s.\n", summary.priced_as_note.c_str());
-  return result.overall.empty() ? 1 : 0;
+  // A bundle where no configuration meets the target (or none could be graded on it) fails the tune.
+  return result.met_everywhere() ? 0 : 1;
 }
 
 }  // namespace

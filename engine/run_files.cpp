@@ -15,6 +15,7 @@
 #include "engine/trial.hpp"
 #include "reports/report_files.hpp"
 #include "reports/summary.hpp"
+#include "reports/verdict.hpp"
 #include "core/files.hpp"
 #include "core/digest.hpp"
 #include "core/error.hpp"
@@ -101,6 +102,7 @@ reports::RunManifest make_manifest(const ExperimentSpec& spec, const reports::Pr
   m.okfbench_version = build_version();
   m.spec_path = spec.file.string();
   m.spec_hash = spec.hash;
+  m.baseline = spec.baseline;
   for (const auto& model : spec.models) {
     std::string endpoint;
     if (!model.replay.empty()) {
@@ -151,6 +153,11 @@ reports::RunManifest open_manifest(const reports::RunManifest& fresh, const fs::
                                  "--out folder (or restore the data) so old and new results do not mix",
                                  dir.string(), fmt::join(changed, ", ")));
   }
+  if (existing.baseline != fresh.baseline) {
+    // Not part of the spec hash (no trial depends on it): the reports follow the spec of this session.
+    existing.baseline = fresh.baseline;
+    write_atomically(path, reports::manifest_to_json_text(existing));
+  }
   const auto repriced = reports::repriced_models(pricing, existing.prices);
   if (!repriced.empty()) {
     log_line(fmt::format("warning: the pricing table or the spec now prices {} differently; this run keeps the prices "
@@ -169,7 +176,7 @@ std::string write_run_reports(const reports::RunManifest& manifest, const std::v
   const std::array formats = {reports::ReportFormat::markdown, reports::ReportFormat::html, reports::ReportFormat::json};
   const std::optional<reports::TranscriptSet> transcripts = reports::read_run_transcripts(dir);
   reports::write_report_files(manifest, records, transcripts ? &*transcripts : nullptr, pricing, formats, dir);
-  return reports::headline_markdown(reports::summarize(records, pricing));
+  return reports::headline_with_verdict(records, reports::summarize(records, pricing, manifest.baseline), pricing);
 }
 
 }  // namespace okfbench::engine

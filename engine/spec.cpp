@@ -22,6 +22,8 @@
 #include "engine/judge.hpp"
 #include "engine/limits.hpp"
 #include "reports/judge.hpp"
+#include "engine/run_plan.hpp"
+#include "reports/config_names.hpp"
 #include "retrieval/bundle.hpp"
 #include "retrieval/frontmatter.hpp"
 #include "retrieval/utf8.hpp"
@@ -33,7 +35,7 @@ namespace fs = std::filesystem;
 
 const std::set<std::string> kTopKeys = {"name", "seed", "repeats", "concurrency", "requests_per_minute",
                                         "tokens_per_minute", "cost_cap_usd", "max_questions", "cache_dir", "bundles",
-                                        "paths", "models", "cache_models", "graders", "judge", "forecast"};
+                                        "paths", "models", "cache_models", "graders", "judge", "forecast", "baseline"};
 const std::set<std::string> kGraders = {"facts", "citations", "answered", "judge"};
 const std::set<std::string> kJudgeKeys = {"model", "votes"};
 const std::set<std::string> kPathBundleKeys = {"path", "name", "questions", "ref", "subdir", "profile", "lessons", "expertise"};
@@ -692,7 +694,9 @@ void read_graders(const SpecReader& r, const YAML::Node& root, ExperimentSpec& s
 // goes but not what a trial computes (listed in spec.hpp).
 YAML::Node hashed_part(const YAML::Node& root) {
   YAML::Node hashed = YAML::Clone(root);
-  for (const char* key : {"cost_cap_usd", "concurrency", "requests_per_minute", "tokens_per_minute", "forecast"}) hashed.remove(key);
+  for (const char* key : {"cost_cap_usd", "concurrency", "requests_per_minute", "tokens_per_minute", "forecast", "baseline"}) {
+    hashed.remove(key);
+  }
   if (YAML::Node models = hashed["models"]; models && models.IsSequence()) {
     for (std::size_t i = 0; i < models.size(); ++i) {
       if (!models[i].IsMap()) continue;
@@ -738,6 +742,26 @@ void read_run_settings(const SpecReader& r, const YAML::Node& root, ExperimentSp
   } else if (const fs::path cache = user_cache_dir(); !cache.empty()) {
     spec.cache_dir = cache / "bundles";
   }
+}
+
+// baseline: one of the configurations the spec expands to, by its full label
+// or its short name (reports/config_names.hpp), as the reports name them.
+void read_baseline(const SpecReader& r, const YAML::Node& root, ExperimentSpec& spec) {
+  if (!root["baseline"]) return;
+  const std::string named = r.scalar<std::string>(root["baseline"], "baseline", "a configuration label");
+  const std::vector<reports::PathConfig> configs = path_configs(spec);
+  const auto names = reports::short_config_names(configs);
+  std::vector<std::string> known;
+  for (const auto& [label, name] : names) {
+    if (label == named || name == named) {
+      spec.baseline = named;
+      return;
+    }
+    known.push_back(fmt::format("\"{}\" ({})", name, label));
+  }
+  r.fail(root["baseline"], "baseline",
+         fmt::format("no configuration of this spec is named \"{}\"; name one by its short name or full label: {}", named,
+                     fmt::join(known, ", ")));
 }
 
 // Trials the spec asks for per question: every path configuration with every
@@ -907,6 +931,7 @@ ExperimentSpec parse_spec(std::string_view yaml, std::string_view file_name, con
   read_forecast(r, root, spec);
   read_graders(r, root, spec);
   check_plan_size(r, root, spec);
+  read_baseline(r, root, spec);
   // Settings that change how a run goes but not what a trial computes stay
   // out of the hash, so a run stopped at its cost cap resumes with a higher one.
   YAML::Emitter emitter;

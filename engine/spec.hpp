@@ -85,6 +85,10 @@
 //                                  # votes 1..9; adds "judge" to graders when they do not name it
 //   forecast: {openai:gpt-4o: gpt-4o.yaml}  # the sim profile (okfbench calibrate) that
 //                                  # run --dry-run forecasts a model's spend with
+//   baseline: one-shot             # the configuration the reports' verdict and "x baseline"
+//                                  # columns compare with: a short name ("one-shot budget=2000")
+//                                  # or a full label; default the cheapest context configuration
+//                                  # by input tokens (reports/verdict.hpp)
 //
 // Numbers are written as core/numbers.hpp says: integers in plain
 // decimal digits (no "5.0", "1e3", "0x10", "+5" or leading zeros), reals
@@ -96,7 +100,7 @@
 // The spec hash (which a run folder keeps, so that it is only resumed with the
 // same spec) leaves out what changes how a run goes but not what a trial
 // computes: cost_cap_usd, concurrency, requests_per_minute, tokens_per_minute,
-// forecast and, in model mappings, api_key_env, price, replay and the timeouts.
+// forecast, baseline and, in model mappings, api_key_env, price, replay and the timeouts.
 //
 // Problems are InputErrors naming the file, the line and the key, e.g.
 //   default.yaml:14: paths.context.budget_tokens: expected an integer from 1 to 10000000, got "lots"
@@ -240,6 +244,7 @@ struct ExperimentSpec {
   // forecast: {MODEL: PROFILE.yaml}, by model label or name: the profile
   // --dry-run forecasts that model's spend with (engine/forecast.hpp).
   std::map<std::string, std::filesystem::path> forecast_profiles;
+  std::string baseline;  // baseline: as written ("" when absent); validated against the configurations
 };
 
 // Reads `file`, applies each "KEY=VALUE" override (KEY is a dotted path such

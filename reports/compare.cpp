@@ -203,6 +203,33 @@ Comparison compare_runs(const std::vector<TrialRecord>& base, const std::vector<
   return out;
 }
 
+Comparison compare_within_run(const std::vector<TrialRecord>& records, const PricingTable& pricing,
+                              const std::string& baseline_label, const std::string& candidate_label,
+                              const CompareOptions& options) {
+  auto names = metric_names(records, records);
+  require_known_metrics(options.thresholds, names);
+  auto index = index_by_config(records);
+  Comparison out;
+  for (const auto& [key, base_trials] : index) {
+    if (std::get<2>(key) != baseline_label) continue;
+    auto it = index.find({std::get<0>(key), std::get<1>(key), candidate_label});
+    if (it == index.end()) continue;
+    const ConfigKey pair_key{std::get<0>(key), std::get<1>(key), candidate_label + " against " + baseline_label};
+    ConfigComparison config{std::get<0>(pair_key), std::get<1>(pair_key), std::get<2>(pair_key), {}};
+    for (const auto& metric : names) {
+      if (auto m = compare_metric(base_trials, it->second, metric, pricing, options)) config.metrics.push_back(*m);
+    }
+    for (const auto& t : options.thresholds) out.checks.push_back(check(t, pair_key, &config));
+    out.configs.push_back(std::move(config));
+  }
+  if (out.configs.empty()) {
+    throw InputError(fmt::format("'{}' and '{}' never ran on the same bundle and question set in this run, so there are "
+                                 "no pairs to compare",
+                                 baseline_label, candidate_label));
+  }
+  return out;
+}
+
 namespace {
 
 enum class Sign { plain, explicit_sign };

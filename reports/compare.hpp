@@ -91,6 +91,15 @@ struct Comparison {
 Comparison compare_runs(const std::vector<TrialRecord>& base, const std::vector<TrialRecord>& candidate,
                         const PricingTable& pricing, const CompareOptions& options);
 
+// Two configurations of one run (full labels), paired by (bundle, question
+// set, question id, repeat): one ConfigComparison per bundle and question set
+// where both ran, its label "CANDIDATE against BASELINE"; thresholds are
+// checked as between runs. Throws InputError when they never ran on the same
+// bundle and question set.
+Comparison compare_within_run(const std::vector<TrialRecord>& records, const PricingTable& pricing,
+                              const std::string& baseline_label, const std::string& candidate_label,
+                              const CompareOptions& options);
+
 // Markdown: one table per configuration (metric, base, candidate, delta,
 // 95% CI, p), then threshold checks as [OK]/[FAIL] lines.
 std::string compare_markdown(const Comparison& comparison);

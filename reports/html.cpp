@@ -14,6 +14,7 @@
 #include "reports/format.hpp"
 #include "reports/headline_sentences.hpp"
 #include "reports/spend.hpp"
+#include "reports/verdict.hpp"
 #include "reports/web_assets.hpp"
 #include "reports/writers.hpp"
 
@@ -128,15 +129,20 @@ json front_chart(const Summary& s, const Names& names, std::string_view quality,
   json line = {{"transform", json::array({{{"filter", "datum.front === 'Pareto front'"}}})},
                {"mark", {{"type", "line"}, {"color", "#888"}, {"strokeDash", {4, 3}}}},
                {"encoding", {{"x", x}, {"y", y}, {"order", {{"field", "cost"}}}}}};
-  json points = {{"mark", {{"type", "point"}, {"filled", true}, {"size", 90}}},
-                 {"encoding", {{"x", x}, {"y", y}, {"color", {{"field", "front"}, {"type", "nominal"}, {"title", nullptr}}},
-                               {"shape", {{"field", "kind"}, {"type", "nominal"}, {"title", "path"}}},
+  // Each configuration its own colour and shape (one legend of short names); off the front, faded.
+  json configuration_legend = {{"orient", "bottom"}, {"columns", 2}, {"labelLimit", 0}, {"title", "configuration"}};
+  json points = {{"mark", {{"type", "point"}, {"filled", true}, {"size", 110}}},
+                 {"encoding", {{"x", x}, {"y", y},
+                               {"color", {{"field", "path"}, {"type", "nominal"}, {"legend", configuration_legend}}},
+                               {"shape", {{"field", "path"}, {"type", "nominal"}, {"legend", configuration_legend}}},
+                               {"opacity", {{"field", "front"}, {"type", "ordinal"}, {"sort", {"Pareto front", "dominated"}}, {"title", nullptr},
+                                            {"scale", {{"domain", {"Pareto front", "dominated"}}, {"range", {1.0, 0.35}}}}}},
                                {"tooltip", json::array({{{"field", "path"}}, {{"field", "cost"}, {"format", "$.4g"}}, {{"field", "quality"}, {"title", quality_title}, {"format", ".3f"}}})}}}};
   return {{"data", {{"values", values}}},
           {"facet", {{"field", "group"}, {"type", "nominal"}, {"title", nullptr}, {"header", facet_header()}}},
           {"columns", 2},
           {"resolve", {{"scale", {{"x", "independent"}}}}},
-          {"spec", {{"width", 320}, {"height", 220}, {"layer", json::array({line, points})}}}};
+          {"spec", {{"width", 300}, {"height", 220}, {"layer", json::array({line, points})}}}};
 }
 
 json tools_chart(const Summary& s, const Names& names) {
@@ -202,7 +208,12 @@ Names names_of(const Summary& s) {
 
 // The headline with short configuration names (the full label on hover and in the legend below).
 std::string headline_table(const Summary& s, const Names& names) {
-  std::string out = "<table id=\"headline\"><thead><tr>";
+  std::string out;
+  if (const auto captions = baseline_captions(s); !captions.empty()) {
+    out += "<p class=\"caption\" id=\"headline-baseline\">Baseline of the × baseline columns: " +
+           markup_escape(fmt::format("{}", fmt::join(captions, "; "))) + ".</p>\n";
+  }
+  out += "<div class=\"wide\"><table id=\"headline\"><thead><tr>";
   for (const auto& c : headline_columns()) out += "<th>" + markup_escape(c) + "</th>";
   out += "</tr></thead><tbody>\n";
   const auto& columns = headline_columns();
@@ -219,7 +230,7 @@ std::string headline_table(const Summary& s, const Names& names) {
     }
     out += "</tr>\n";
   }
-  out += "</tbody></table>\n";
+  out += "</tbody></table></div>\n";
   if (!s.priced_as_note.empty()) out += "<p>Cost: " + markup_escape(s.priced_as_note) + ".</p>\n";
   if (!s.judge_note.empty()) out += "<p>Judge: " + markup_escape(s.judge_note) + ".</p>\n";
   out += "<details id=\"legend\" open><summary>Configurations: short names and full settings</summary><table>"
@@ -230,10 +241,27 @@ std::string headline_table(const Summary& s, const Names& names) {
   return out + "</tbody></table></details>\n";
 }
 
+// The first screen: one verdict line per agent configuration, grouped by bundle.
+std::string verdict_section(const std::vector<PairedVerdict>& verdicts, const Summary& s, const Names& names) {
+  std::string out = "<section id=\"verdict\">\n<h2>Verdict: each configuration against its baseline</h2>\n";
+  if (s.rows.empty()) return out + "<p>No trials were stored in this run.</p>\n</section>\n";
+  if (verdicts.empty()) out += "<p>No configuration has a baseline to compare with in this run.</p>\n";
+  for (std::size_t i = 0; i < verdicts.size(); ++i) {
+    const PairedVerdict& v = verdicts[i];
+    if (i == 0 || verdicts[i - 1].bundle != v.bundle) {
+      if (i > 0) out += "</ul>\n";
+      out += fmt::format("<h3>{}</h3>\n<ul class=\"verdicts\">\n", markup_escape(v.bundle));
+    }
+    out += "<li>" + markup_escape(verdict_line(v, names)) + "</li>\n";
+  }
+  if (!verdicts.empty()) out += "</ul>\n";
+  return out + "<p class=\"context\">" + markup_escape(std::string(kVerdictHowToRead)) + "</p>\n</section>\n";
+}
+
 std::string answer_section(const Summary& s, const Names& names) {
-  std::string out = "<section id=\"answer\">\n<h2>What the agent costs against one-shot</h2>\n";
+  if (s.rows.empty()) return "";
+  std::string out = "<section id=\"answer\">\n<h2>In words</h2>\n";
   for (const auto& sentence : headline_sentences(s, names)) out += "<p>" + markup_escape(sentence) + "</p>\n";
-  if (s.rows.empty()) out += "<p>No trials were stored in this run.</p>\n";
   return out + "</section>\n";
 }
 
@@ -274,9 +302,9 @@ std::string spend_section(const Summary& s, const Names& names) {
   return "<h2>Share of spend by origin</h2>\n<p class=\"context\">Each call's dollars split by where its tokens came from "
          "(tools = the tool schemas, pack = the packed blocks, history = earlier replies and tool results sent again, new = tool "
          "results sent the first time), summed over the configuration's finished trials; provider - okfbench is the provider's "
-         "input tokens minus okfbench's count of the same requests (0 for sim).</p>\n<table id=\"spend\"><thead><tr>"
+         "input tokens minus okfbench's count of the same requests (0 for sim).</p>\n<div class=\"wide\"><table id=\"spend\"><thead><tr>"
          "<th>bundle</th><th>configuration</th><th>trials</th><th>provider - okfbench</th><th>share of spend</th></tr></thead>"
-         "<tbody>\n" + rows + "</tbody></table>\n";
+         "<tbody>\n" + rows + "</tbody></table></div>\n";
 }
 
 // The forecast against actual (as report.md's table), with short names.
@@ -287,7 +315,7 @@ std::string forecast_section(const std::vector<ForecastCheck>& checks, const Nam
   std::string out =
       "<h2>Forecast against actual</h2>\n<p class=\"context\">The forecast made when the run started (the plan run offline "
       "with sim: exact for sim, from a profile for other models) against what the stored trials spent; error = forecast / "
-      "actual - 1, shown when every forecast trial is stored.</p>\n<table id=\"forecast\"><thead><tr>";
+      "actual - 1, shown when every forecast trial is stored.</p>\n<div class=\"wide\"><table id=\"forecast\"><thead><tr>";
   for (const auto& c : columns) out += "<th>" + markup_escape(c) + "</th>";
   out += "</tr></thead><tbody>\n";
   for (const auto& check : checks) {
@@ -302,7 +330,7 @@ std::string forecast_section(const std::vector<ForecastCheck>& checks, const Nam
     }
     out += "</tr>\n";
   }
-  return out + "</tbody></table>\n";
+  return out + "</tbody></table></div>\n";
 }
 
 // The trial table's controls and header; explorer.js fills the rows.
@@ -315,13 +343,13 @@ std::string trials_section() {
       "<select id=\"filter-config\" aria-label=\"configuration\"><option value=\"\">every configuration</option></select>"
       "<select id=\"filter-grade\" aria-label=\"facts grade\"><option value=\"\">every facts grade</option></select>"
       "<select id=\"filter-error\" aria-label=\"error\"><option value=\"\">finished or failed</option></select>"
-      "<span id=\"trial-count\"></span></div>\n<table id=\"trials\"><thead><tr>";
+      "<span id=\"trial-count\"></span></div>\n<div class=\"wide\"><table id=\"trials\"><thead><tr>";
   const std::vector<std::pair<const char*, const char*>> columns = {
       {"bundle", "bundle"}, {"question", "question"}, {"config", "configuration"}, {"repeat", "repeat"},
       {"turns", "turns"}, {"input_tokens", "input tokens"}, {"output_tokens", "output tokens"}, {"cost", "cost"},
       {"facts", "facts"}, {"error", "error"}};
   for (const auto& [column, title] : columns) out += fmt::format("<th data-column=\"{}\" data-title=\"{}\">{}</th>", column, title, title);
-  out += "</tr></thead><tbody></tbody></table>\n"
+  out += "</tr></thead><tbody></tbody></table></div>\n"
          "<p><button id=\"page-previous\">previous</button> <span id=\"trial-page\"></span> "
          "<button id=\"page-next\">next</button> &middot; click a trial to open its conversation</p>\n"
          "<div id=\"trial-view\" hidden></div>\n";
@@ -380,14 +408,19 @@ std::string html_report(const RunManifest& manifest, const Summary& summary, con
                         const TranscriptSet* transcripts, const PricingTable& pricing) {
   const Names names = names_of(summary);
   json specs = json::object();
-  std::string charts = "<h2>Charts</h2>\n";
-  for (auto& c : charts_of(summary, names)) {
-    charts += fmt::format("<h3>{}</h3>\n", c.title);
+  std::vector<Chart> all = charts_of(summary, names);
+  // The first screen shows cost against answer score, or against evidence recall when no answer was graded.
+  const bool answers_drawn = std::any_of(all.begin(), all.end(), [](const Chart& c) { return c.id == std::string_view("answers") && !c.spec.is_null(); });
+  const std::string_view first_id = answers_drawn ? "answers" : "front";
+  std::string first_chart, charts = "<h2>Charts</h2>\n";
+  for (auto& c : all) {
+    std::string& into = c.id == first_id ? first_chart : charts;
+    into += fmt::format("<h3>{}</h3>\n", c.title);
     if (c.spec.is_null()) {
-      charts += fmt::format("<p class=\"note\">{}</p>\n", c.empty_note);
+      into += fmt::format("<p class=\"note\">{}</p>\n", c.empty_note);
       continue;
     }
-    charts += fmt::format("<div class=\"chart\" id=\"chart-{}\"></div>\n", c.id);
+    into += fmt::format("<div class=\"chart\" id=\"chart-{}\"></div>\n", c.id);
     specs[c.id] = std::move(c.spec);
   }
   const ExplorerData explorer = explorer_data(records, transcripts, pricing, names);
@@ -398,6 +431,8 @@ std::string html_report(const RunManifest& manifest, const Summary& summary, con
   out += "<script>\n" + chart_library_scripts() + "\n</script>\n</head>\n<body>\n";
   out += "<h1>okfbench report</h1>\n" + context_list(manifest);
   out += "<pre id=\"okfbench-errors\"></pre><pre id=\"okfbench-warnings\"></pre>\n";
+  out += verdict_section(run_verdicts(records, summary, pricing), summary, names);
+  out += "<section id=\"first-chart\">\n" + first_chart + "</section>\n";
   out += answer_section(summary, names);
   out += "<h2>Headline</h2>\n" + headline_table(summary, names);
   out += forecast_section(check_forecast(manifest, records, pricing), names);

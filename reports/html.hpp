@@ -1,6 +1,8 @@
 #pragma once
 // The HTML report, the run's explorer: one self-contained file (chart
 // libraries, script and data inlined, nothing fetched) that opens with
+//   - the verdict lines per bundle (verdict.hpp) and the cost-against-quality
+//     chart (answers, else front) with a colour and a shape per configuration,
 //   - the mission's answer in sentences per bundle (headline_sentences.hpp),
 //   - the headline table with short configuration names (config_names.hpp;
 //     the full settings on hover and in a legend),
@@ -19,7 +21,9 @@
 //   answers     answer score (facts) against cost per configuration, Pareto front marked
 //   tools       tool-result bytes by tool
 //   measures    ranking measures per question set
-// A chart whose data is empty is replaced by a sentence saying so.
+// A chart whose data is empty is replaced by a sentence saying so. Wide
+// tables and charts scroll inside their own box, so the page itself does not
+// scroll sideways at 1,280 px.
 //
 // When every chart has rendered the page sets data-charts-rendered="N" on
 // <body>, and when the trial table is filled data-explorer-ready="TRIALS";

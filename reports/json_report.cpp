@@ -96,7 +96,10 @@ json row_json(const SummaryRow& r) {
               {"evidence_recall", mean_json(r.evidence_recall)},
               {"cost_usd", mean_dollars(r.cost)},
               {"cost_cache_unknown_turns", r.cost_cache_unknown_turns},
+              {"baseline", r.baseline_label.empty() ? json(nullptr) : json(r.baseline_label)},
+              {"baseline_reason", r.baseline_reason},
               {"one_shot_ratio", r.one_shot_ratio ? json(*r.one_shot_ratio) : json(nullptr)},
+              {"cost_ratio", opt_json(r.cost_ratio)},
               {"measures", measures},
               {"per_turn", turns},
               {"grades", grades_json(r)},
@@ -107,17 +110,53 @@ json row_json(const SummaryRow& r) {
               {"judge", judge_json(r)}};
 }
 
+json ratio_json(const RatioVerdict& r) {
+  return {{"pairs", r.pairs}, {"ratio", opt_json(r.ratio)}, {"low", opt_json(r.low)}, {"high", opt_json(r.high)},
+          {"measurable", r.measurable()}};
+}
+
+json difference_json(const DifferenceVerdict& d) {
+  return {{"pairs", d.pairs},          {"baseline", opt_json(d.baseline)}, {"candidate", opt_json(d.candidate)},
+          {"difference", opt_json(d.difference)}, {"low", opt_json(d.low)},  {"high", opt_json(d.high)},
+          {"p_value", opt_json(d.p_value)},       {"significant", d.significant}};
+}
+
+json verdict_json(const PairedVerdict& v, const std::map<std::string, std::string>& names) {
+  const auto& c = v.correct;
+  return {{"bundle", v.bundle},
+          {"question_set", v.question_set},
+          {"baseline", v.baseline_label},
+          {"candidate", v.candidate_label},
+          {"baseline_reason", v.baseline_reason},
+          {"pairs", v.pairs},
+          {"questions", v.questions},
+          {"unpaired", v.unpaired},
+          {"input_tokens", ratio_json(v.input_tokens)},
+          {"cost", ratio_json(v.cost)},
+          {"correct",
+           {{"pairs", c.pairs}, {"baseline", opt_json(c.baseline)}, {"candidate", opt_json(c.candidate)},
+            {"difference", opt_json(c.difference)}, {"baseline_only", c.baseline_only},
+            {"candidate_only", c.candidate_only}, {"mcnemar_p", opt_json(c.p_value)}, {"significant", c.significant}}},
+          {"answer_score", difference_json(v.score)},
+          {"evidence_recall", difference_json(v.recall)},
+          {"answer_facts", v.answer_facts},
+          {"line", verdict_line(v, names)}};
+}
+
 }  // namespace
 
-std::string json_report(const RunManifest& manifest, const Summary& summary) {
+std::string json_report(const RunManifest& manifest, const Summary& summary, const std::vector<PairedVerdict>& verdicts) {
   json rows = json::array();
   for (const auto& r : summary.rows) rows.push_back(row_json(r));
+  json verdict_list = json::array();
+  for (const auto& v : verdicts) verdict_list.push_back(verdict_json(v, summary.names));
   json out{{"schema_version", kSchemaVersion},
            {"report", "okfbench-summary"},
            {"manifest", manifest},
            {"pricing_note", summary.priced_as_note},
            {"judge_note", summary.judge_note},
-           {"rows", rows}};
+           {"rows", rows},
+           {"verdicts", verdict_list}};
   return json_text(out, 2) + "\n";
 }
 

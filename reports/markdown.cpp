@@ -13,6 +13,7 @@
 #include "reports/format.hpp"
 #include "reports/pareto.hpp"
 #include "reports/spend.hpp"
+#include "reports/verdict.hpp"
 #include "reports/writers.hpp"
 
 namespace okfbench::reports {
@@ -264,7 +265,8 @@ std::string failures_section(const std::vector<TrialRecord>& records) {
 
 std::string markdown_report(const RunManifest& manifest, const Summary& summary,
                             const std::vector<TrialRecord>& records, const PricingTable& pricing) {
-  std::string out = "# okfbench report\n\n" + context_lines(manifest) + "\n## Headline\n\n" +
+  std::string out = "# okfbench report\n\n" + context_lines(manifest) + "\n" +
+                    verdict_markdown(run_verdicts(records, summary, pricing), summary.names) + "## Headline\n\n" +
                     headline_markdown(summary) + "\n";
   out += forecast_markdown(check_forecast(manifest, records, pricing));
   out += per_turn_section(summary);

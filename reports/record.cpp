@@ -445,6 +445,7 @@ void to_json(json& j, const RunManifest& v) {
   if (!v.prices.empty()) j["prices"] = v.prices;
   if (!v.inputs.empty()) j["inputs"] = v.inputs;
   if (v.forecast) j["forecast"] = *v.forecast;
+  if (!v.baseline.empty()) j["baseline"] = v.baseline;
 }
 
 void from_json(const json& j, RunManifest& v) {
@@ -464,6 +465,7 @@ void from_json(const json& j, RunManifest& v) {
   read(j, "prices", v.prices);
   read(j, "inputs", v.inputs);
   read(j, "forecast", v.forecast);
+  read(j, "baseline", v.baseline);
 }
 
 std::string to_jsonl_line(const TrialRecord& record) { return json_text(json(record)); }

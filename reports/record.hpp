@@ -275,6 +275,7 @@ struct RunManifest {
   std::vector<PricedModel> prices;  // every priced model of the run, as priced when it started
   std::vector<InputHash> inputs;    // what the run read, so changed data is noticed on resume and compare
   std::optional<RunForecast> forecast;  // made when the run started its folder; absent in older manifests
+  std::string baseline;  // the spec's `baseline:` (a label or short name); "" when it names none
   bool operator==(const RunManifest&) const = default;
 };
 

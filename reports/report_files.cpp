@@ -15,6 +15,7 @@
 #include "core/files.hpp"
 #include "reports/html.hpp"
 #include "reports/summary.hpp"
+#include "reports/verdict.hpp"
 #include "reports/writers.hpp"
 
 namespace okfbench::reports {
@@ -34,7 +35,7 @@ void write_one(ReportFormat format, const RunManifest& manifest, const std::vect
   switch (format) {
     case ReportFormat::markdown: put("report.md", markdown_report(manifest, summary, records, pricing)); break;
     case ReportFormat::html: put("report.html", html_report(manifest, summary, records, transcripts, pricing)); break;
-    case ReportFormat::json: put("report.json", json_report(manifest, summary)); break;
+    case ReportFormat::json: put("report.json", json_report(manifest, summary, run_verdicts(records, summary, pricing))); break;
     case ReportFormat::csv:
       put("summary.csv", summary_csv(summary));
       put("trials.csv", trials_csv(records, pricing));
@@ -74,7 +75,7 @@ std::vector<std::filesystem::path> write_report_files(const RunManifest& manifes
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
   if (ec) throw InputError(fmt::format("{}: cannot create the report folder: {}", out_dir.string(), ec.message()));
-  Summary summary = summarize(records, pricing);
+  Summary summary = summarize(records, pricing, manifest.baseline);
   std::vector<std::filesystem::path> written;
   for (ReportFormat f : formats) write_one(f, manifest, records, transcripts, summary, pricing, out_dir, written);
   return written;

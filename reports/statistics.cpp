@@ -94,7 +94,86 @@ double quantile_type7(const std::vector<double>& sorted, double q) {
   return sorted[low] + (h - static_cast<double>(low)) * (sorted[low + 1] - sorted[low]);
 }
 
+double quantile_with_infinity(const std::vector<double>& sorted, double q) {
+  const double h = static_cast<double>(sorted.size() - 1) * q;
+  const auto low = static_cast<std::size_t>(std::floor(h));
+  // Interpolating towards +infinity would give infinity or NaN; take the order statistic itself.
+  if (low + 1 < sorted.size() && std::isinf(sorted[low + 1])) return h > static_cast<double>(low) ? sorted[low + 1] : sorted[low];
+  return quantile_type7(sorted, q);
+}
+
+double paired_statistic(double base, double candidate, double pairs, PairedStatistic statistic) {
+  if (statistic == PairedStatistic::difference_of_means) return (candidate - base) / pairs;
+  return base > 0.0 ? candidate / base : std::numeric_limits<double>::infinity();
+}
+
+void check_bootstrap_options(const BootstrapOptions& options, std::string_view test) {
+  if (options.resamples == 0) throw InputError(fmt::format("{}: resamples must be at least 1", test));
+  if (!(options.confidence > 0.0 && options.confidence < 1.0)) {
+    throw InputError(fmt::format("{}: confidence {} must be between 0 and 1 (e.g. 0.95)", test, options.confidence));
+  }
+}
+
 }  // namespace
+
+McNemar mcnemar_exact(int base_only, int candidate_only) {
+  if (base_only < 0 || candidate_only < 0) {
+    throw InputError(fmt::format("McNemar test: discordant counts must be at least 0, got {} and {}", base_only,
+                                 candidate_only));
+  }
+  McNemar result{base_only, candidate_only, 1.0};
+  const int n = base_only + candidate_only;
+  if (n == 0) return result;
+  // Binomial(n, 1/2) lower tail up to min(b, c), summed in logs so that large n does not overflow.
+  double tail = 0.0;
+  const double log_half_n = static_cast<double>(n) * std::log(0.5);
+  for (int i = 0; i <= std::min(base_only, candidate_only); ++i) {
+    tail += std::exp(std::lgamma(n + 1.0) - std::lgamma(i + 1.0) - std::lgamma(n - i + 1.0) + log_half_n);
+  }
+  result.p_value = std::min(1.0, 2.0 * tail);
+  return result;
+}
+
+Interval paired_question_bootstrap(std::span<const QuestionSums> questions, PairedStatistic statistic,
+                                   const BootstrapOptions& options) {
+  constexpr std::string_view test = "question bootstrap";
+  if (questions.empty()) throw InputError(fmt::format("{}: needs at least 1 question, got 0", test));
+  check_bootstrap_options(options, test);
+  double base = 0.0, candidate = 0.0, pairs = 0.0;
+  for (const auto& q : questions) {
+    if (!(q.pairs >= 1.0) || !std::isfinite(q.base) || !std::isfinite(q.candidate)) {
+      throw InputError(fmt::format("{}: every question needs at least 1 pair and finite sums", test));
+    }
+    if (statistic == PairedStatistic::ratio_of_sums && (q.base < 0.0 || q.candidate < 0.0)) {
+      throw InputError(fmt::format("{}: a ratio of sums needs values >= 0", test));
+    }
+    base += q.base;
+    candidate += q.candidate;
+    pairs += q.pairs;
+  }
+  if (statistic == PairedStatistic::ratio_of_sums && !(base > 0.0)) {
+    throw InputError(fmt::format("{}: the base sums to 0, so the ratio is undefined", test));
+  }
+  std::mt19937_64 generator(options.seed);
+  const auto n = static_cast<std::uint64_t>(questions.size());
+  std::vector<double> values(options.resamples);
+  for (double& v : values) {
+    double b = 0.0, c = 0.0, p = 0.0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const QuestionSums& q = questions[uniform_index(generator, n)];
+      b += q.base;
+      c += q.candidate;
+      p += q.pairs;
+    }
+    v = paired_statistic(b, c, p, statistic);
+  }
+  std::sort(values.begin(), values.end());
+  Interval interval;
+  interval.estimate = paired_statistic(base, candidate, pairs, statistic);
+  interval.low = quantile_with_infinity(values, (1.0 - options.confidence) / 2.0);
+  interval.high = quantile_with_infinity(values, (1.0 + options.confidence) / 2.0);
+  return interval;
+}
 
 TTest paired_t_test(std::span<const double> base, std::span<const double> candidate) {
   const auto d = differences(base, candidate, "paired t-test", 2);
@@ -161,11 +240,7 @@ Randomization paired_randomization_test(std::span<const double> base, std::span<
 
 Interval bootstrap_mean_interval(std::span<const double> values, const BootstrapOptions& options) {
   if (values.empty()) throw InputError("bootstrap interval: needs at least 1 question, got 0");
-  if (options.resamples == 0) throw InputError("bootstrap interval: resamples must be at least 1");
-  if (!(options.confidence > 0.0 && options.confidence < 1.0)) {
-    throw InputError(fmt::format("bootstrap interval: confidence {} must be between 0 and 1 (e.g. 0.95)",
-                                 options.confidence));
-  }
+  check_bootstrap_options(options, "bootstrap interval");
   std::mt19937_64 generator(options.seed);
   const auto n = static_cast<std::uint64_t>(values.size());
   std::vector<double> means(options.resamples);

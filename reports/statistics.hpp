@@ -85,4 +85,41 @@ Interval bootstrap_mean_interval(std::span<const double> values, const Bootstrap
 Interval paired_bootstrap_interval(std::span<const double> base, std::span<const double> candidate,
                                    const BootstrapOptions& options = {});
 
+// Exact McNemar test of paired binary outcomes (McNemar 1947, in its exact
+// binomial form; Fagerland, Lydersen & Laake, "The McNemar test for binary
+// matched-pairs data: mid-p and asymptotic are better than exact conditional",
+// BMC Med Res Methodol 2013): only the discordant pairs count, b where only
+// the base is correct and c where only the candidate is. Under the null each
+// is equally likely to go either way, so with n = b + c,
+//   p = min(1, 2 * sum_{i=0}^{min(b,c)} C(n, i) / 2^n),  1 when n = 0.
+struct McNemar {
+  int base_only = 0;
+  int candidate_only = 0;
+  double p_value = 1.0;
+};
+McNemar mcnemar_exact(int base_only, int candidate_only);
+
+// One question's values summed over its paired trials (its repeats), for a
+// bootstrap that resamples questions rather than trials: repeats of one
+// question are not independent draws.
+struct QuestionSums {
+  double base = 0.0;
+  double candidate = 0.0;
+  double pairs = 0.0;  // paired trials of the question, at least 1
+};
+
+enum class PairedStatistic {
+  ratio_of_sums,       // sum(candidate) / sum(base); the base sum must be > 0
+  difference_of_means  // (sum(candidate) - sum(base)) / sum(pairs)
+};
+
+// Percentile bootstrap interval of `statistic` over questions: `resamples`
+// resamples of the questions with replacement, the statistic of each, and
+// the (1-c)/2 and (1+c)/2 quantiles (type 7), as bootstrap_mean_interval. The
+// estimate is the statistic of the questions themselves. A resample whose
+// base sum is 0 has the ratio +infinity (it sorts last). Needs n >= 1 and,
+// for a ratio, every base value >= 0 and their sum > 0.
+Interval paired_question_bootstrap(std::span<const QuestionSums> questions, PairedStatistic statistic,
+                                   const BootstrapOptions& options = {});
+
 }  // namespace okfbench::reports

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <tuple>
 
+#include "reports/config_names.hpp"
 #include "reports/format.hpp"
 #include "reports/judge.hpp"
 #include "reports/spend.hpp"
@@ -237,26 +239,58 @@ RowKey key_of(const TrialRecord& r) {
   return {r.concept_count, r.bundle, r.question_set, static_cast<int>(r.config.kind), r.config.label()};
 }
 
-// The context row an agent row is compared with: same bundle, question set
-// and model, with a known input count; rows are sorted, so the first match
-// has the smallest label.
-const SummaryRow* one_shot_base(const std::vector<SummaryRow>& rows, const SummaryRow& row) {
-  for (const auto& base : rows) {
-    bool same = base.config.kind == PathKind::context && base.bundle == row.bundle &&
-                base.question_set == row.question_set && base.config.model == row.config.model;
-    if (same && base.input_tokens.mean && *base.input_tokens.mean > 0) return &base;
-  }
-  return nullptr;
+bool same_group(const SummaryRow& a, const SummaryRow& b) {
+  return a.bundle == b.bundle && a.question_set == b.question_set;
 }
 
-void set_one_shot_ratios(std::vector<SummaryRow>& rows) {
+bool named(const std::map<std::string, std::string>& names, const SummaryRow& row, const std::string& name) {
+  if (name.empty()) return false;
+  auto it = names.find(row.label);
+  return row.label == name || (it != names.end() && it->second == name);
+}
+
+BaselineChoice baseline_among(const std::vector<SummaryRow>& rows, const std::map<std::string, std::string>& names,
+                              const std::string& named_baseline, const SummaryRow& row) {
+  if (row.config.kind != PathKind::agent) return {};
+  for (const auto& base : rows) {
+    if (same_group(base, row) && named(names, base, named_baseline)) {
+      if (&base == &row) return {};
+      return {&base, "the spec's baseline"};
+    }
+  }
+  // Default: the context row with the candidate's model that reads least; a tie goes to the smaller label.
+  const SummaryRow* best = nullptr;
+  for (const auto& base : rows) {
+    bool same = base.config.kind == PathKind::context && same_group(base, row) && base.config.model == row.config.model;
+    if (!same || !base.input_tokens.mean || *base.input_tokens.mean <= 0) continue;
+    if (!best || *base.input_tokens.mean < *best->input_tokens.mean ||
+        (*base.input_tokens.mean == *best->input_tokens.mean && base.label < best->label)) {
+      best = &base;
+    }
+  }
+  if (!best) return {};
+  std::string reason = "cheapest context configuration by input tokens";
+  if (!named_baseline.empty()) reason = fmt::format("{}; the spec's baseline {} did not run here", reason, named_baseline);
+  return {best, reason};
+}
+
+std::optional<double> mean_ratio(const MeanValue& a, const MeanValue& b) {
+  if (!a.mean || !b.mean || *b.mean <= 0) return std::nullopt;
+  return *a.mean / *b.mean;
+}
+
+void set_one_shot_ratios(std::vector<SummaryRow>& rows, const std::map<std::string, std::string>& names,
+                         const std::string& named_baseline) {
   for (auto& row : rows) {
-    if (row.config.kind != PathKind::agent || !row.input_tokens.mean) continue;
-    const SummaryRow* base = one_shot_base(rows, row);
-    if (!base) continue;
-    row.one_shot_ratio = *row.input_tokens.mean / *base->input_tokens.mean;
-    if (row.cost_per_correct && base->cost_per_correct && *base->cost_per_correct > 0) {
-      row.equal_quality_ratio = *row.cost_per_correct / *base->cost_per_correct;
+    const BaselineChoice choice = baseline_among(rows, names, named_baseline, row);
+    if (!choice.row) continue;
+    const SummaryRow& base = *choice.row;
+    row.baseline_label = base.label;
+    row.baseline_reason = choice.reason;
+    row.one_shot_ratio = mean_ratio(row.input_tokens, base.input_tokens);
+    row.cost_ratio = mean_ratio(row.cost, base.cost);
+    if (row.cost_per_correct && base.cost_per_correct && *base.cost_per_correct > 0) {
+      row.equal_quality_ratio = *row.cost_per_correct / *base.cost_per_correct;
     }
   }
 }
@@ -297,11 +331,17 @@ std::vector<std::optional<TurnSplit>> trial_turn_splits(const TrialRecord& r) {
   return splits;
 }
 
-const SummaryRow* one_shot_row(const Summary& summary, const SummaryRow& row) {
-  return row.config.kind == PathKind::agent ? one_shot_base(summary.rows, row) : nullptr;
+BaselineChoice choose_baseline(const Summary& summary, const SummaryRow& row) {
+  return baseline_among(summary.rows, summary.names, summary.named_baseline, row);
 }
 
-Summary summarize(const std::vector<TrialRecord>& records, const PricingTable& pricing) {
+const SummaryRow* one_shot_row(const Summary& summary, const SummaryRow& row) { return choose_baseline(summary, row).row; }
+
+bool row_named(const Summary& summary, const SummaryRow& row, const std::string& name) {
+  return named(summary.names, row, name);
+}
+
+Summary summarize(const std::vector<TrialRecord>& records, const PricingTable& pricing, const std::string& baseline) {
   std::map<RowKey, RowBuilder> builders;
   for (const TrialRecord* record : in_stable_order(records)) {
     const TrialRecord& r = *record;
@@ -319,7 +359,11 @@ Summary summarize(const std::vector<TrialRecord>& records, const PricingTable& p
   }
   Summary summary;
   for (auto& [key, builder] : builders) summary.rows.push_back(builder.finish(pricing));
-  set_one_shot_ratios(summary.rows);
+  std::vector<PathConfig> configs;
+  for (const auto& row : summary.rows) configs.push_back(row.config);
+  summary.names = short_config_names(configs);
+  summary.named_baseline = baseline;
+  set_one_shot_ratios(summary.rows, summary.names, baseline);
   summary.priced_as_note = pricing_note(records, pricing);
   const bool sim_judge = std::any_of(records.begin(), records.end(), [](const TrialRecord& r) {
     return r.judge_usage && r.judge_usage->model == "sim";
@@ -383,6 +427,7 @@ std::vector<std::string> headline_cells(const SummaryRow& row) {
           format_mean_decimal(row.evidence_recall, 3),
           format_mean_dollars(row.cost),
           format_ratio(row.one_shot_ratio),
+          format_ratio(row.cost_ratio),
           format_answer_score(row),
           format_share_correct(row),
           format_cost_per_correct(row),
@@ -392,8 +437,8 @@ std::vector<std::string> headline_cells(const SummaryRow& row) {
 const std::vector<std::string>& headline_columns() {
   static const std::vector<std::string> columns = {
       "bundle", "concepts", "path", "trials", "input tokens", "model calls", "resent", "cached", "tool bytes",
-      "evidence recall", "cost", "x one-shot", "answer score", "correct", "cost per correct",
-      "x one-shot at equal quality"};
+      "evidence recall", "cost", "input × baseline", "cost × baseline", "answer score", "correct", "cost per correct",
+      "cost per correct × baseline"};
   return columns;
 }
 
@@ -411,9 +456,42 @@ std::string headline_notes(const Summary& summary) {
   return out;
 }
 
+std::vector<std::string> baseline_captions(const Summary& summary) {
+  std::vector<std::string> out;
+  std::map<std::string, std::set<std::string>> sets_of_bundle;
+  for (const auto& row : summary.rows) sets_of_bundle[row.bundle].insert(row.question_set);
+  std::vector<std::pair<std::string, std::string>> groups;
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> bases;
+  for (const auto& row : summary.rows) {
+    if (row.baseline_label.empty()) continue;
+    const std::pair<std::string, std::string> group{row.bundle, row.question_set};
+    if (!bases.count(group)) groups.push_back(group);
+    auto it = summary.names.find(row.baseline_label);
+    const std::string text =
+        fmt::format("{} ({})", it == summary.names.end() ? row.baseline_label : it->second, row.baseline_reason);
+    auto& list = bases[group];
+    if (std::find(list.begin(), list.end(), text) == list.end()) list.push_back(text);
+  }
+  for (const auto& group : groups) {
+    std::string place = group.first;
+    if (sets_of_bundle[group.first].size() > 1) place += " / " + group.second;
+    out.push_back(fmt::format("{}: {}", place, fmt::join(bases[group], "; ")));
+  }
+  return out;
+}
+
+std::string baseline_caption_markdown(const Summary& summary) {
+  const auto captions = baseline_captions(summary);
+  if (captions.empty()) return "";
+  std::vector<std::string> escaped;
+  for (const auto& c : captions) escaped.push_back(markdown_text(c));
+  return fmt::format("Baseline of the × baseline columns: {}.\n\n", fmt::join(escaped, "; "));
+}
+
 std::string headline_markdown(const Summary& summary) {
-  std::string out = fmt::format("| {} |\n|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
-                                fmt::join(headline_columns(), " | "));
+  std::string out = baseline_caption_markdown(summary);
+  out += fmt::format("| {} |\n|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+                     fmt::join(headline_columns(), " | "));
   for (const auto& row : summary.rows) {
     std::vector<std::string> cells = headline_cells(row);
     for (std::size_t i : {0u, 2u}) cells[i] = markdown_text(cells[i]);  // the bundle and the path; the rest are numbers

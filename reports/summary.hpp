@@ -15,9 +15,13 @@
 // Rows report means over trials whose value is known, and how many trials
 // had the value unknown (a provider that did not report it). Trials with an
 // error are counted in `errors` and left out of every mean.
-// The one-shot ratio of an agent row divides its mean input tokens by those
-// of the context row of the same bundle, question set and model (the
-// smallest such context label when there are several).
+// The baseline ratios of an agent row divide its means (input tokens, cost,
+// cost per correct answer) by those of its baseline row: the configuration
+// the caller names (the spec's `baseline:`, by label or short name) when it
+// ran in the same bundle and question set, else the context row of the same
+// bundle, question set and model with the fewest mean input tokens (ties:
+// the smaller label). reports/verdict.hpp measures the same pair with
+// intervals.
 //
 // Answers (reports/graders.hpp), over a row's finished trials:
 //   per grader     trials graded, not graded and judge errors, mean score and
@@ -28,9 +32,9 @@
 //                  sum of the cost of the trials facts graded / how many of
 //                  them facts judged correct (unknown when any of their costs
 //                  is unknown or none was correct)
-//   x one-shot at equal quality
-//                  an agent row's cost per correct answer / that of the
-//                  context row its one-shot ratio uses
+//   cost per correct x baseline
+//                  an agent row's cost per correct answer / that of its
+//                  baseline row
 //   pass rates     per question: correct / graded over its repeats, and the
 //                  sample standard deviation of the facts score across them;
 //                  a question is flaky when 0 < pass rate < 1
@@ -128,7 +132,10 @@ struct SummaryRow {
   MeanValue cost;
   MeanValue schema_share;  // mean over trials with an attribution
   int cost_cache_unknown_turns = 0;  // turns priced as if nothing was cached
-  std::optional<double> one_shot_ratio;   // agent rows: input tokens / context row's
+  std::string baseline_label;             // agent rows: the row the ratios divide by; "" when none
+  std::string baseline_reason;            // why that row (BaselineChoice::reason)
+  std::optional<double> one_shot_ratio;   // agent rows: input tokens / the baseline row's
+  std::optional<double> cost_ratio;       // agent rows: mean cost / the baseline row's
   std::map<std::string, double> tool_bytes_by_tool;  // mean bytes per trial, per tool
   // Dollars by input origin and "output" (reports/spend.hpp), summed over the
   // finished trials that carry an attribution; how many did.
@@ -141,7 +148,7 @@ struct SummaryRow {
   std::vector<TurnSplit> per_turn;
   std::map<std::string, GraderStats> grades;  // by grader name
   std::optional<double> cost_per_correct;     // by kAnswerGrader
-  std::optional<double> equal_quality_ratio;  // agent rows: cost per correct / the context row's
+  std::optional<double> equal_quality_ratio;  // agent rows: cost per correct / the baseline row's
   std::vector<QuestionPassRate> pass_rates;   // by question id, by kAnswerGrader
   JudgeTotals judge;
   Agreement judge_facts;  // where judge and facts both graded
@@ -152,14 +159,28 @@ struct Summary {
   std::vector<SummaryRow> rows;  // by concept count, bundle, question set, kind (context first), label
   std::string priced_as_note;    // e.g. "sim priced as gpt-4.1-mini"; empty when no alias was used
   std::string judge_note;        // kSimJudgeNote when the sim judge graded any trial, else empty
+  std::string named_baseline;    // the baseline the caller named ("" for none)
+  std::map<std::string, std::string> names;  // short names by label (reports/config_names.hpp)
 };
 
-Summary summarize(const std::vector<TrialRecord>& records, const PricingTable& pricing);
+// `baseline` names the baseline configuration (a label or short name), ""
+// for the default rule above.
+Summary summarize(const std::vector<TrialRecord>& records, const PricingTable& pricing,
+                  const std::string& baseline = "");
 
-// The context row an agent row's one-shot ratios divide by (same bundle,
-// question set and model, the smallest such label); nullptr when there is
-// none or `row` is not an agent row.
+// The baseline row for an agent row and why it was chosen; row nullptr when
+// `row` is no agent row or its group has no baseline for it.
+struct BaselineChoice {
+  const SummaryRow* row = nullptr;
+  std::string reason;  // "the spec's baseline", "cheapest context configuration by input tokens", ...
+};
+BaselineChoice choose_baseline(const Summary& summary, const SummaryRow& row);
+
+// choose_baseline(summary, row).row.
 const SummaryRow* one_shot_row(const Summary& summary, const SummaryRow& row);
+
+// Whether `row` is the configuration `name` names: its label or short name.
+bool row_named(const Summary& summary, const SummaryRow& row, const std::string& name);
 
 // Per grader over `records` (finished trials): counts, mean score and share
 // correct of the graded ones. Used for rows and by `okfbench grade`.
@@ -190,14 +211,21 @@ std::optional<double> row_metric(const SummaryRow& row, std::string_view metric)
 
 // The headline table as GitHub Markdown (columns: bundle, concepts, path,
 // input tokens, model calls, resent, cached, tool bytes, evidence recall,
-// cost, x one-shot, answer score, correct, cost per correct, x one-shot at
-// equal quality), followed by the pricing and judge notes when there are any.
+// cost, input x baseline, cost x baseline, answer score, correct, cost per
+// correct, cost per correct x baseline), a caption naming each bundle's
+// baseline, then the pricing and judge notes when there are any.
 std::string headline_markdown(const Summary& summary);
 
 // The headline's column names and one row's cells as text, shared by the
 // Markdown and HTML writers so both show the same values.
 const std::vector<std::string>& headline_columns();
 std::vector<std::string> headline_cells(const SummaryRow& row);
+// Per bundle (and question set) with agent rows, what the "× baseline"
+// columns divide by: "demo: one-shot (cheapest context configuration by
+// input tokens)", short names; several baselines (one per model) joined by
+// "; ". baseline_caption_markdown is the line above the headline table.
+std::vector<std::string> baseline_captions(const Summary& summary);
+std::string baseline_caption_markdown(const Summary& summary);
 // The Markdown lines under the headline: the pricing alias, the sim judge
 // note and turns without cache counts, each when it applies.
 std::string headline_notes(const Summary& summary);

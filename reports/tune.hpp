@@ -32,17 +32,29 @@ struct TuneCandidate {
   bool on_front = false;
 };
 
+// A configuration of a group that cannot be judged against the target: its
+// target or minimized metric is unknown there, and why (e.g. "no answer
+// facts" for facts_correct on a bundle whose questions have none).
+struct TuneUnmeasured {
+  const SummaryRow* row = nullptr;
+  std::string metric;  // the metric it lacks
+  std::string reason;
+};
+
 // One bundle and question set. Candidates are sorted by the minimized metric
-// (then label); rows without a known target or minimized value are left out.
+// (then label); rows without a known target or minimized value are listed in
+// `unmeasured` instead, and never count as meeting the target.
 struct TuneGroup {
   std::string bundle;
   std::string question_set;
   std::vector<TuneCandidate> candidates;
   std::optional<std::size_t> cheapest;  // index of the cheapest candidate that meets the target
+  std::vector<TuneUnmeasured> unmeasured;
 };
 
 // A configuration that met the target on every group it ran in, with its
-// minimized metric averaged over those groups.
+// minimized metric averaged over those groups; a group where it ran but could
+// not be measured counts as not met.
 struct TuneChoice {
   std::string label;
   double mean_minimized = 0.0;
@@ -54,6 +66,9 @@ struct TuneResult {
   std::string minimize;
   std::vector<TuneGroup> groups;
   std::vector<TuneChoice> overall;  // cheapest first
+  // Whether every group has a configuration that meets the target; `okfbench
+  // tune` exits 1 when not (a bundle the target cannot grade included).
+  bool met_everywhere() const;
 };
 
 // `minimize` must be a lower-is-better built-in metric (input_tokens, cost,
@@ -61,8 +76,14 @@ struct TuneResult {
 // to every row.
 TuneResult tune(const Summary& summary, const TuneTarget& target, std::string_view minimize);
 
+// Why `row` has no value for `metric` ("no answer facts", "the judge graded
+// no trial", "no trial has a value"), for messages.
+std::string missing_metric_reason(const SummaryRow& row, std::string_view metric);
+
 // Per group: a table of candidates (meets target, on the front, cheapest
-// marked), then the configurations that meet the target everywhere.
+// marked), the configurations it cannot measure and why ("demo cannot be
+// graded on facts_correct: no answer facts"), then the configurations that
+// meet the target everywhere, or that none does.
 std::string tune_markdown(const TuneResult& result);
 
 }  // namespace okfbench::reports

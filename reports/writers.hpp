@@ -10,6 +10,7 @@
 #include "reports/pricing.hpp"
 #include "reports/record.hpp"
 #include "reports/summary.hpp"
+#include "reports/verdict.hpp"
 
 namespace okfbench::reports {
 
@@ -22,8 +23,9 @@ std::string markdown_report(const RunManifest& manifest, const Summary& summary,
                             const std::vector<TrialRecord>& records, const PricingTable& pricing);
 
 // The summary as JSON: {"schema_version", "report": "okfbench-summary",
-// "manifest", "pricing_note", "rows": [...]} with unknown values as null.
-std::string json_report(const RunManifest& manifest, const Summary& summary);
+// "manifest", "pricing_note", "rows": [...], "verdicts": [...]} with unknown
+// values as null; `verdicts` as run_verdicts() computes them (verdict.hpp).
+std::string json_report(const RunManifest& manifest, const Summary& summary, const std::vector<PairedVerdict>& verdicts = {});
 
 // One line per summary row (RFC 4180 quoting, header line first).
 std::string summary_csv(const Summary& summary);

@@ -68,5 +68,37 @@ TEST(CmdCompare, UsageErrorsExitTwo) {
   EXPECT_EQ(missing.exit_code, 1);
 }
 
+TEST(CmdCompare, TwoConfigurationsInsideOneRun) {
+  auto bin = test::okfbench_binary().string();
+  auto run = reports::fixtures::stored_run("cmp_in_run", reports::fixtures::small_run());
+  auto r = test::run_command(bin + " compare " + run.string() + " --baseline one-shot --candidate agent");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("## Verdict\n\n- demo: agent against one-shot (named by --baseline), 2 question(s), 2 pair(s), "
+                       "1 unpaired trial(s) left out: input 3.79x"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("### demo / demo-questions / agent surface=okf tools=search+open max_turns=12 model=sim "
+                       "cache=openai against context budget=2000 k=5 hops=1 model=sim cache=openai"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("| input_tokens | 2 | 2,100 | 7,961 |"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("share no configuration"), std::string::npos);
+
+  auto unknown = test::run_command(bin + " compare " + run.string() + " --baseline one-shot --candidate agent-x");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("--candidate agent-x: no configuration of this run is named so"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("\"one-shot\" (context budget=2000"), std::string::npos) << unknown.err;
+  auto half = test::run_command(bin + " compare " + run.string() + " --baseline one-shot");
+  EXPECT_EQ(half.exit_code, 2);
+  EXPECT_NE(half.err.find("--baseline and --candidate go together"), std::string::npos) << half.err;
+  auto same = test::run_command(bin + " compare " + run.string() + " --baseline agent --candidate agent");
+  EXPECT_EQ(same.exit_code, 2);
+  auto two_dirs = test::run_command(bin + " compare " + run.string() + " " + run.string() + " --baseline one-shot --candidate agent");
+  EXPECT_EQ(two_dirs.exit_code, 2);
+  auto one_dir = test::run_command(bin + " compare " + run.string());
+  EXPECT_EQ(one_dir.exit_code, 2);
+  EXPECT_NE(one_dir.err.find("--baseline LABEL --candidate LABEL"), std::string::npos) << one_dir.err;
+}
+
 }  // namespace
 }  // namespace okfbench

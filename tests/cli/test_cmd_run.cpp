@@ -32,8 +32,13 @@ TEST(DefaultExperiment, HeadlineIsGolden) {
   const auto end = r.out.find(" trials planned: ");
   ASSERT_NE(end, std::string::npos) << r.out;
   const std::string headline = r.out.substr(0, r.out.rfind('\n', end) + 1);
-  EXPECT_NE(headline.find("| answer score | correct | cost per correct | x one-shot at equal quality |"),
+  EXPECT_NE(headline.find("| answer score | correct | cost per correct | cost per correct × baseline |"),
             std::string::npos);
+  // The verdict comes first, with its baseline named, and never says better or worse.
+  EXPECT_EQ(headline.rfind("## Verdict\n\n- gen-10: agent", 0), 0u) << headline;
+  EXPECT_NE(headline.find("against one-shot (cheapest context configuration by input tokens)"), std::string::npos);
+  EXPECT_EQ(headline.find("better"), std::string::npos);
+  EXPECT_EQ(headline.find("worse"), std::string::npos);
   reports::fixtures::expect_golden("default_headline.md", headline);
 }
 

@@ -795,5 +795,34 @@ TEST(Spec, CacheDirIsTheCacheFolderOrRelativeToTheSpec) {
   }
 }
 
+TEST(SpecBaseline, NamesAConfigurationByShortNameOrLabelAndStaysOutOfTheHash) {
+  const std::string simple = R"(bundles:
+  - generate: {concepts: [10], questions: 2}
+paths:
+  context: {budget_tokens: [500, 2000]}
+  agent: {tools: [[search, open]]}
+)";
+  const ExperimentSpec by_name = parse(simple + "baseline: one-shot budget=2000\n");
+  EXPECT_EQ(by_name.baseline, "one-shot budget=2000");
+  EXPECT_EQ(by_name.hash, parse(simple).hash);  // no trial depends on it
+  EXPECT_TRUE(parse(simple).baseline.empty());
+  const std::string label = "context budget=500 k=5 hops=1 strategy=grafito model=sim cache=none";
+  EXPECT_EQ(parse(simple + "baseline: " + label + "\n").baseline, label);
+}
+
+TEST(SpecBaseline, AnUnknownBaselineNamesTheKeyAndTheConfigurations) {
+  const std::string message = error_of(R"(bundles:
+  - generate: {concepts: [10], questions: 2}
+paths:
+  context: {budget_tokens: [500, 2000]}
+  agent: {tools: [[search, open]]}
+baseline: one-shot budget=999
+)");
+  EXPECT_THAT(message, HasSubstr("spec.yaml:6: baseline:"));
+  EXPECT_THAT(message, HasSubstr("\"one-shot budget=999\""));
+  EXPECT_THAT(message, HasSubstr("\"one-shot budget=500\""));
+  EXPECT_THAT(message, HasSubstr("\"agent\" (agent"));
+}
+
 }  // namespace
 }  // namespace okfbench::engine

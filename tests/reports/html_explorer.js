@@ -33,6 +33,26 @@ async function check(browser) {
   await page.waitForSelector('body[data-charts-rendered]');
   const seen = { answer: await page.textContent('#answer'), opened: await count(page) };
   seen.headline_path_title = await page.getAttribute('#headline tbody tr:nth-child(1) td[title]', 'title');
+  // The first screen: the verdict, then the cost-against-quality chart, all before the explorer; no sideways scroll.
+  seen.first_screen = await page.evaluate(() => {
+    const verdict = document.getElementById('verdict');
+    const chart = document.querySelector('#first-chart .chart');
+    const trials = document.getElementById('trials');
+    const marks = chart ? Array.from(chart.querySelectorAll('.mark-symbol path')) : [];
+    return {
+      scroll_width: document.documentElement.scrollWidth,
+      verdict: verdict ? verdict.textContent : null,
+      verdict_before_chart: !!(verdict && chart && (verdict.compareDocumentPosition(chart) & Node.DOCUMENT_POSITION_FOLLOWING)),
+      chart_before_explorer: !!(chart && trials && (chart.compareDocumentPosition(trials) & Node.DOCUMENT_POSITION_FOLLOWING)),
+      verdict_top: verdict ? verdict.getBoundingClientRect().top : null,
+      explorer_top: trials ? trials.getBoundingClientRect().top : null,
+      chart_id: chart ? chart.id : null,
+      marker_fills: Array.from(new Set(marks.map((m) => m.getAttribute('fill')))).length,
+      marker_shapes: Array.from(new Set(marks.map((m) => m.getAttribute('d')))).length,
+      legend: chart ? Array.from(chart.querySelectorAll('.role-legend-label text'), (t) => t.textContent) : [],
+    };
+  });
+  await page.screenshot({ path: `${outDir}/first-screen.png` });
   await page.screenshot({ path: `${outDir}/explorer-open.png` });
 
   await page.selectOption('#filter-path', 'agent');

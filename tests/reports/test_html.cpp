@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -183,6 +184,21 @@ TEST(Html, ExplorerFiltersAndOpensATrialInChromium) {
   std::cout << "screenshots: " << (dir / "explorer-open.png").string() << " " << (dir / "explorer-trial.png").string() << "\n";
 
   EXPECT_NE(seen["answer"].get<std::string>().find("On 1,000 concepts (gen-1000), agent reads "), std::string::npos) << seen["answer"];
+  // The first screen answers the question: verdict lines, then the chart, then the explorer; nothing sideways at 1,280 px.
+  std::cout << "first screen: " << (dir / "first-screen.png").string() << "\n";
+  const auto& first = seen["first_screen"];
+  EXPECT_LE(first["scroll_width"].get<int>(), 1280) << first;
+  EXPECT_NE(first["verdict"].get<std::string>().find("gen-1000: agent against one-shot (cheapest context configuration by input tokens)"),
+            std::string::npos)
+      << first["verdict"];
+  EXPECT_TRUE(first["verdict_before_chart"].get<bool>()) << first;
+  EXPECT_TRUE(first["chart_before_explorer"].get<bool>()) << first;
+  EXPECT_LT(first["verdict_top"].get<double>(), first["explorer_top"].get<double>()) << first;
+  EXPECT_EQ(first["chart_id"], "chart-answers");
+  EXPECT_GE(first["marker_fills"].get<int>(), 2) << first;   // one colour per configuration
+  EXPECT_GE(first["marker_shapes"].get<int>(), 2) << first;  // and one shape
+  EXPECT_NE(std::find(first["legend"].begin(), first["legend"].end(), "one-shot"), first["legend"].end()) << first;
+  EXPECT_NE(std::find(first["legend"].begin(), first["legend"].end(), "agent"), first["legend"].end()) << first;
   EXPECT_EQ(seen["headline_path_title"], "context budget=2000 k=5 hops=1 model=sim cache=openai");
   EXPECT_EQ(seen["opened"], "15 of 15 trials");
   EXPECT_EQ(seen["agent_only"], "9 of 15 trials");

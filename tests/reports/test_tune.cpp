@@ -83,5 +83,55 @@ TEST(Tune, UnreachableTargetAndBadMetrics) {
   EXPECT_THROW(tune(s, parse_tune_target("nothing>=0.5"), "cost"), UsageError);
 }
 
+TEST(Tune, ABundleWithoutAnswerFactsCannotMeetAGraderTarget) {
+  // demo is graded (every configuration correct); "plain" has no answer facts, so facts grades nothing there.
+  std::vector<TrialRecord> records;
+  for (auto r : budget_sweep()) {
+    records.push_back(fixtures::with_grades(r, 1.0, true));
+    TrialRecord plain = r;
+    plain.bundle = "plain";
+    plain.trial_key += "-plain";
+    plain.grades = {Grade{"facts", GradeStatus::not_graded, std::nullopt, false, "the question has no answer_facts", ""}};
+    records.push_back(plain);
+  }
+  Summary s = summarize(records, fixtures::pricing());
+  TuneResult r = tune(s, parse_tune_target("facts_correct>=0.4"), "cost");
+  ASSERT_EQ(r.groups.size(), 2u);
+  const TuneGroup& plain = r.groups[0].bundle == "plain" ? r.groups[0] : r.groups[1];
+  EXPECT_TRUE(plain.candidates.empty());
+  EXPECT_FALSE(plain.cheapest.has_value());
+  ASSERT_EQ(plain.unmeasured.size(), 4u);
+  EXPECT_EQ(plain.unmeasured[0].reason, "no answer facts");
+  EXPECT_FALSE(r.met_everywhere());
+  const std::string md = tune_markdown(r);
+  EXPECT_NE(md.find("plain cannot be graded on facts_correct: no answer facts."), std::string::npos) << md;
+  EXPECT_NE(md.find("No configuration meets facts_correct>=0.4 on every bundle."), std::string::npos) << md;
+  EXPECT_EQ(md.find("that meet facts_correct>=0.4 on every bundle"), std::string::npos) << md;
+  // No table is printed for a bundle without candidates.
+  const std::string plain_part = md.substr(md.find("### plain"), md.find("No configuration meets facts_correct>=0.4 here") - md.find("### plain"));
+  EXPECT_EQ(plain_part.find("| configuration |"), std::string::npos) << plain_part;
+
+  // Where every bundle lacks facts, the target is still a known metric: each bundle says why, nothing is met.
+  std::vector<TrialRecord> only_plain;
+  for (const auto& rec : records) {
+    if (rec.bundle == "plain") only_plain.push_back(rec);
+  }
+  TuneResult none = tune(summarize(only_plain, fixtures::pricing()), parse_tune_target("facts>=0.4"), "cost");
+  EXPECT_FALSE(none.met_everywhere());
+  EXPECT_NE(tune_markdown(none).find("plain cannot be graded on facts: no answer facts."), std::string::npos);
+}
+
+TEST(Tune, AConfigurationWithoutAPriceIsNotMeasuredOnCost) {
+  auto records = budget_sweep();
+  for (auto& r : records) {
+    if (r.config.kind == PathKind::agent) r.config.model = "unpriced-model";
+  }
+  TuneResult r = tune(summarize(records, fixtures::pricing()), parse_tune_target("evidence_recall>=0.9"), "cost");
+  ASSERT_EQ(r.groups[0].unmeasured.size(), 1u);
+  EXPECT_EQ(r.groups[0].unmeasured[0].metric, "cost");
+  EXPECT_EQ(r.groups[0].unmeasured[0].reason, "no price for its model");
+  for (const auto& c : r.overall) EXPECT_EQ(c.label.find("unpriced-model"), std::string::npos) << c.label;
+}
+
 }  // namespace
 }  // namespace okfbench::reports

@@ -34,9 +34,14 @@ TEST(Writers, CsvIsGoldenAndQuotes) {
 
 TEST(Writers, JsonHasUnknownsAsNullAndIsGolden) {
   Built b;
-  std::string text = json_report(fixtures::manifest(), b.summary);
+  std::string text = json_report(fixtures::manifest(), b.summary, run_verdicts(b.records, b.summary, fixtures::pricing()));
   fixtures::expect_golden("report.json", text);
   auto j = nlohmann::json::parse(text);
+  ASSERT_EQ(j["verdicts"].size(), 1u);
+  EXPECT_EQ(j["verdicts"][0]["pairs"], 2);
+  EXPECT_EQ(j["verdicts"][0]["unpaired"], 1);  // the failed agent trial of q3
+  EXPECT_EQ(j["verdicts"][0]["correct"]["mcnemar_p"], 1.0);
+  EXPECT_EQ(j["verdicts"][0]["baseline_reason"], "cheapest context configuration by input tokens");
   EXPECT_EQ(j["report"], "okfbench-summary");
   EXPECT_EQ(j["rows"].size(), 2u);
   EXPECT_EQ(j["rows"][1]["cached_tokens"]["unknown"], 1);
