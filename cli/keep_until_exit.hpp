@@ -3,7 +3,7 @@
 //
 // Freeing a big bundle object by object is slow: at 100,000 concepts it was
 // a third of `okfbench context`'s wall time (1.5 s with, 1.1 s without;
-// engine/README.md, "The index cache"). A command hands what it loaded to
+// engine/docs/index-cache.md). A command hands what it loaded to
 // keep_until_exit and uses the reference it gets back; the kernel takes the
 // memory back at once when the process ends. Only for what a command keeps
 // to its end: nothing kept is ever destroyed, so its destructor must do

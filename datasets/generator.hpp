@@ -9,8 +9,8 @@
 // root and per layer, typed link sections ("# Depends on" -> DEPENDS_ON),
 // power-law link degrees (preferential attachment), tags, statuses, trust
 // tiers, sources cited by footnotes, and title/description/body lengths drawn
-// to match the four real bundles in OKFBENCH_DATA/okf (engine/README.md,
-// `okfbench gen`, has the measured figures).
+// to match the four real bundles in OKFBENCH_DATA/okf (engine/docs/gen.md
+// has the measured figures).
 //
 // Every concept is about one topic: (area, entity, attribute), for example
 // (billing, invoice, latency) -> "Billing Invoice Latency". Titles use the

@@ -182,7 +182,7 @@ TEST(Generator, LinksResolveInsideTheBundleExceptTheDeclaredBrokenOnes) {
   EXPECT_GE(*std::max_element(in.begin(), in.end()), 10 * median(in));
 }
 
-// The real bundles in OKFBENCH_DATA/okf (engine/README.md, `okfbench gen`): title median 25
+// The real bundles in OKFBENCH_DATA/okf (engine/docs/gen.md): title median 25
 // characters, description median 87, body median 1,867 bytes.
 TEST(Generator, LengthsFollowTheRealBundles) {
   const fs::path out = fresh_dir("gen-lengths");
