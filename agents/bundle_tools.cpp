@@ -325,16 +325,10 @@ struct BundleTools::Impl {
     return json_text(hits);
   }
 
-  // One line per citation. A footnote that marks a source carries the
-  // source's id as its label ("[^dashboard]" beside `sources: [{id:
-  // dashboard}]`); the concept lists both, but they are one citation, shown
-  // once, as the source. Unlabelled lines (a "# Citations" list) once each.
+  // One line per citation, each once (retrieval::distinct_citations).
   static std::vector<std::string> distinct_cites(const Concept& c) {
     std::vector<std::string> lines;
-    std::set<std::string> labels, texts;
-    for (const retrieval::Citation& citation : c.citations) {
-      bool fresh = citation.label.empty() ? texts.insert(citation.text).second : labels.insert(citation.label).second;
-      if (!fresh) continue;
+    for (const retrieval::Citation& citation : retrieval::distinct_citations(c)) {
       if (citation.label.empty() || citation.text.empty())
         lines.push_back(citation.label.empty() ? citation.text : citation.label);
       else

@@ -173,9 +173,7 @@ int run_agent_command(const AgentArgs& a) {
                                  retrieval::to_string(load.profile)));
   engine::SourceBundles& loaded = keep_until_exit(engine::load_sources(wheres, a.git, load));
   for (std::size_t i = 0; i < wheres.size(); ++i)
-    if (loaded.bundles[i]->concepts().empty())
-      throw InputError(fmt::format("{}: no concepts loaded; run `okfbench validate {}` to see why",
-                                   engine::shown_source(wheres[i]), engine::shown_source(wheres[i])));
+    engine::require_concepts(*loaded.bundles[i], engine::shown_source(wheres[i]));
   retrieval::Bundle& bundle = *loaded.bundles.front();
   agents::ToolsOptions tools_options;
   tools_options.surface = *surface;

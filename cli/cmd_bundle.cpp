@@ -118,6 +118,7 @@ struct Report {
   std::size_t errors = 0, warnings = 0;
   std::optional<LessonReport> lessons;  // lessons profile
   std::optional<ExpertiseReport> expertise;  // expertise profile
+  std::string profile_hint;  // engine::profile_hint_text, or ""
 };
 
 Report summarize(const Bundle& bundle, const std::string& now) {
@@ -260,12 +261,15 @@ void print_validate_text(const BundleArgs& args, const Bundle& bundle, const Rep
                 d.message.c_str());
   std::printf("diagnostics: %zu errors, %zu warnings\n", r.errors, r.warnings);
   std::printf("conformant: %s\n", r.errors == 0 ? "yes" : "no");
+  if (!r.profile_hint.empty()) std::printf("hint: %s\n", r.profile_hint.c_str());
 }
 
 int run_validate(const BundleArgs& args) {
   Bundle& bundle = load(args);
   std::string now = !args.now.empty() ? args.now : !args.selection.as_of.empty() ? args.selection.as_of : retrieval::now_utc();
   Report r = summarize(bundle, now);
+  // Errors or no concepts may mean the wrong profile: a vault read as OKF.
+  if (r.errors > 0 || bundle.concepts().empty()) r.profile_hint = engine::profile_hint_text(bundle);
   std::shared_ptr<const retrieval::Selection> selection = make_selection(bundle, validate_flags(args));
   r.lessons = lesson_report(bundle, selection);
   r.expertise = expertise_report(bundle, args, selection);
@@ -295,6 +299,7 @@ int run_validate(const BundleArgs& args) {
                       {"warnings", r.warnings},
                       {"diagnostics", ordered_json::array()}};
   for (const retrieval::Diagnostic& d : bundle.diagnostics()) out["diagnostics"].push_back(diagnostic_json(d));
+  if (!r.profile_hint.empty()) out["hint"] = r.profile_hint;
   if (bundle.options().profile == retrieval::Profile::repo) {
     out["wikilinks"] = {{"total", r.wikilinks}, {"resolved", r.wikilinks - r.broken_wikilinks}, {"broken", r.broken_wikilinks}};
     out["usage"] = r.usage;
@@ -361,7 +366,8 @@ ordered_json concept_json(const Concept& item, const std::string& now) {
     out["computation"] = agents::contract_json(*contract);
   for (const retrieval::Link& l : item.links)
     out["links"].push_back({{"target", l.target}, {"href", l.raw}, {"relation", l.relation}, {"resolved", l.resolved}});
-  for (const retrieval::Citation& c : item.citations) out["citations"].push_back({{"label", c.label}, {"text", c.text}});
+  for (const retrieval::Citation& c : retrieval::distinct_citations(item))
+    out["citations"].push_back({{"label", c.label}, {"text", c.text}});
   return out;
 }
 

@@ -13,6 +13,8 @@
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/json_text.hpp"
+#include "engine/bundle_source.hpp"
+#include "engine/selection_flags.hpp"
 #include "engine/calibrate.hpp"
 #include "engine/limits.hpp"
 #include "engine/number_option.hpp"
@@ -29,6 +31,7 @@ struct CalibrateArgs {
   std::string out;
   std::string model;
   std::vector<std::string> bundles;
+  std::string profile = "okf";
   std::string check_with;
   double holdout = 0.2;
   std::uint64_t seed = 1;
@@ -159,8 +162,10 @@ int calibrate(const CalibrateArgs& a) {
   std::vector<retrieval::Bundle*> bundles;
   std::vector<std::string> names;
   for (const auto& b : a.bundles) {
-    loaded.push_back(retrieval::Bundle::load(b));
-    if (loaded.back().concepts().empty()) throw InputError(fmt::format("{}: no concepts loaded; run okfbench validate {}", b, b));
+    retrieval::LoadOptions load;
+    load.profile = profile_option(a.profile);
+    loaded.push_back(retrieval::Bundle::load(b, load));
+    engine::require_concepts(loaded.back(), b);
     names.push_back(fs::path(b).filename().string());
   }
   for (auto& b : loaded) bundles.push_back(&b);
@@ -192,6 +197,9 @@ void add_calibrate_command(CLI::App& app, Action& action) {
   cmd->add_option("--out", args->out, "The profile to write (YAML; use it as --model sim:FILE)")->required();
   cmd->add_option("--model", args->model, "Only exchanges this model answered (openai:MODEL or MODEL)");
   cmd->add_option("--bundle", args->bundles, "A bundle the recordings were made on, for the check (repeat for several)");
+  cmd->add_option("--profile", args->profile, "The --bundle folders' profile: okf, repo, lessons or expertise")
+      ->check(CLI::IsMember({"okf", "repo", "lessons", "expertise"}))
+      ->capture_default_str();
   cmd->add_option("--holdout", args->holdout, "Share of the questions held out of the fit and replayed to check it (0 = check on the fit set)")
       ->check(number_in(engine::limits::calibrate_holdout))
       ->capture_default_str();

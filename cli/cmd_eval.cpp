@@ -249,12 +249,19 @@ int run_eval(const EvalArgs& args) {
 // checks wait for the one converting it); later runs reuse it.
 fs::path converted_corpus(const RegressionSpec& spec, const fs::path& data, const fs::path& work) {
   const fs::path src = data / spec.path;
-  return publish_folder(work, spec.format + "-" + fs::path(spec.path).filename().string() + "-" + spec.split,
+  // "-v2": the converters' output changed (descriptions, SMART fields), so
+  // folders converted by an earlier version are not reused.
+  return publish_folder(work, spec.format + "-" + fs::path(spec.path).filename().string() + "-" + spec.split + "-v2",
                         [&](const fs::path& tmp) {
+                          // Written as <corpus>/bundle, where run_spec reads it.
+                          datasets::ConvertOptions options;
+                          options.name = spec.name;
+                          options.folder = "bundle";
+                          options.split = spec.split;
                           if (spec.format == "beir") {
-                            datasets::convert_beir(src, tmp, spec.split);
+                            datasets::convert_beir(src, tmp, options);
                           } else {
-                            datasets::convert_cranfield(src, tmp);
+                            datasets::convert_smart(src, tmp, options);
                           }
                         });
 }

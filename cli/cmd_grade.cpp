@@ -26,6 +26,8 @@
 #include "core/json_text.hpp"
 #include "datasets/questions.hpp"
 #include "engine/answers.hpp"
+#include "engine/bundle_source.hpp"
+#include "engine/selection_flags.hpp"
 #include "engine/data_files.hpp"
 #include "engine/judge.hpp"
 #include "engine/limits.hpp"
@@ -54,6 +56,7 @@ struct GradeArgs {
   std::string answers;
   std::vector<std::string> graders;
   std::string bundle;
+  std::string profile = "okf";
   int votes = 1;
   std::string judge_cache;  // "" = default_judge_cache()
   std::string pricing;
@@ -248,7 +251,10 @@ int run_grade(const GradeArgs& a) {
   const datasets::QuestionSet set = datasets::load_questions(a.questions);
   std::optional<retrieval::Bundle> bundle;
   if (!a.bundle.empty()) {
-    bundle = retrieval::Bundle::load(a.bundle);
+    retrieval::LoadOptions load;
+    load.profile = profile_option(a.profile);
+    bundle = retrieval::Bundle::load(a.bundle, load);
+    engine::require_concepts(*bundle, a.bundle);
     datasets::check_concepts(set, *bundle);
   }
   const std::size_t answers = engine::check_answers(a.answers, set, a.questions);
@@ -288,6 +294,9 @@ void add_grade_command(CLI::App& app, Action& action) {
                   "(default: facts, citations, answered)");
   cmd->add_option("--bundle", args->bundle, "The bundle the questions are about: citations must name its concepts, "
                                             "and the judge reads the relevant concepts' text");
+  cmd->add_option("--profile", args->profile, "--bundle's profile: okf, repo, lessons or expertise")
+      ->check(CLI::IsMember({"okf", "repo", "lessons", "expertise"}))
+      ->capture_default_str();
   cmd->add_option("--votes", args->votes, "Judge votes per answer (majority; ties go to the lower verdict)")
       ->capture_default_str()
       ->check(number_in(engine::limits::judge_votes));

@@ -18,6 +18,7 @@
 #include "engine/bundle_source.hpp"
 #include "engine/limits.hpp"
 #include "engine/number_option.hpp"
+#include "engine/selection_flags.hpp"
 #include "mcp/http_server.hpp"
 #include "mcp/server.hpp"
 #include "mcp/session_log.hpp"
@@ -37,6 +38,7 @@ struct McpArgs {
   bool allow_write = false;
   std::size_t max_body_chars = 8000;
   engine::SourceFlags git;
+  std::string profile = "okf";
 };
 
 mcp::HttpServer* g_http = nullptr;
@@ -64,14 +66,16 @@ int run_mcp(const McpArgs& a) {
   auto& bundles = keep_until_exit(std::vector<retrieval::CachedBundle>{});
   bundles.reserve(a.bundles.size());  // the server keeps the addresses of their bundles and indexes
   std::vector<mcp::ServedBundle> served;
+  retrieval::LoadOptions load;
+  load.profile = profile_option(a.profile);
+  if (!retrieval::is_okf_or_repo(load.profile))
+    throw UsageError(fmt::format("--profile {}: mcp serves okf or repo bundles", a.profile));
   for (const std::string& where : a.bundles) {
     // A folder or a git source; a checkout stays locked until its bundle is loaded.
     const engine::BundleSourceFolder source = engine::BundleSourceFolder::open(where, a.git);
     retrieval::CachedBundle& b =
-        bundles.emplace_back(engine::load_cached_bundle(source.root(), {}, {}, a.git.index_cache_dir()));
-    if (b.bundle.concepts().empty())
-      throw InputError(fmt::format("{}: no concepts loaded; run `okfbench validate {}` to see why",
-                                   engine::shown_source(where), engine::shown_source(where)));
+        bundles.emplace_back(engine::load_cached_bundle(source.root(), load, {}, a.git.index_cache_dir()));
+    engine::require_concepts(b.bundle, engine::shown_source(where));
     served.push_back({source.name(), &b.bundle, &b.index});
   }
   std::unique_ptr<mcp::SessionLog> log;
@@ -129,6 +133,9 @@ void add_mcp_command(CLI::App& app, Action& action) {
   cmd->add_flag("--allow-write", args->allow_write, "Offer remember, which writes new concepts into the bundle");
   cmd->add_option("--max-body-chars", args->max_body_chars, "Body budget of open/read_concept")
       ->check(number_in(engine::limits::max_body_chars))
+      ->capture_default_str();
+  cmd->add_option("--profile", args->profile, "Bundle profile: okf (spec) or repo (plain markdown: Obsidian, Foam, docs)")
+      ->check(CLI::IsMember({"okf", "repo"}))
       ->capture_default_str();
   add_source_flags(*cmd, args->git);
   cmd->callback([args, &action] { action = [args] { return run_mcp(*args); }; });

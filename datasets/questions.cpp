@@ -75,9 +75,40 @@ class QuestionReader {
       if (fact.IsNull() || (fact.IsScalar() && fact.Scalar().find_first_not_of(" \t\r\n") == std::string::npos)) {
         fail(source_, line, expected + ": an entry is empty");
       }
+      if (fact.IsMap()) {
+        read_fact_entry(q, fact, line);
+        continue;
+      }
       if (!fact.IsScalar()) fail(source_, line, expected + ": an entry is not a string");
       q.answer_facts.push_back(fact.Scalar());
+      q.fact_importance.push_back(FactImportance::vital);
     }
+  }
+
+  // {fact: "...", importance: vital|okay}
+  void read_fact_entry(Question& q, const YAML::Node& entry, int line) {
+    const std::string form = "an `answer_facts` entry is a string or {fact: \"...\", importance: vital|okay}";
+    std::string fact;
+    FactImportance importance = FactImportance::vital;
+    for (const auto& kv : entry) {
+      const std::string key = kv.first.Scalar();
+      const YAML::Node& v = kv.second;
+      if (key == "fact") {
+        if (!v.IsScalar() || v.Scalar().find_first_not_of(" \t\r\n") == std::string::npos)
+          fail(source_, line_of(v), form + ": `fact` must be a non-empty string");
+        fact = v.Scalar();
+      } else if (key == "importance") {
+        const std::string text = v.IsScalar() ? v.Scalar() : "";
+        if (text != "vital" && text != "okay")
+          fail(source_, line_of(v), "`importance: " + text + "`: use vital or okay");
+        importance = text == "okay" ? FactImportance::okay : FactImportance::vital;
+      } else {
+        fail(source_, line_of(kv.first), "unknown key '" + key + "' in " + form);
+      }
+    }
+    if (fact.empty()) fail(source_, line, form + ": `fact` is missing");
+    q.answer_facts.push_back(fact);
+    q.fact_importance.push_back(importance);
   }
 
   void read_relevant(Question& q, const YAML::Node& value) {
@@ -274,7 +305,15 @@ std::string to_yaml(const QuestionSet& set) {
     }
     if (!q.answer_facts.empty()) {
       out << YAML::Key << "answer_facts" << YAML::Value << YAML::BeginSeq;
-      for (const std::string& fact : q.answer_facts) out << YAML::DoubleQuoted << fact;
+      for (std::size_t i = 0; i < q.answer_facts.size(); ++i) {
+        const bool okay = i < q.fact_importance.size() && q.fact_importance[i] == FactImportance::okay;
+        if (!okay) {
+          out << YAML::DoubleQuoted << q.answer_facts[i];
+          continue;
+        }
+        out << YAML::BeginMap << YAML::Key << "fact" << YAML::Value << YAML::DoubleQuoted << q.answer_facts[i]
+            << YAML::Key << "importance" << YAML::Value << "okay" << YAML::EndMap;
+      }
       out << YAML::EndSeq;
     }
     out << YAML::EndMap;

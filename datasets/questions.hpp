@@ -12,7 +12,8 @@
 //         "31715818": 1           # > 0 relevant (higher is better),
 //         "4983": 0               # 0 judged not relevant, < 0 unjudged
 //       answer_facts:             # optional: facts a good answer states
-//         - "..."                 # non-empty strings (numbers are read as text)
+//         - "..."                 # non-empty strings (numbers are read as text): vital
+//         - {fact: "...", importance: okay}   # or vital: TREC-RAG nugget importance
 //
 // Unknown keys, a repeated key anywhere (YAML keys are unique: a second `id`
 // or a concept judged twice), a missing id or text, a duplicate question id,
@@ -43,11 +44,15 @@ namespace okfbench::datasets {
 // gains over any number of judgments stay exact.
 inline constexpr IntegerRange<int> kGrades{-1'000'000, 1'000'000};
 
+// An answer fact's importance as a nugget (reports/record.hpp NuggetScores).
+enum class FactImportance { vital, okay };
+
 struct Question {
   std::string id;
   std::string text;
   std::map<std::string, int> relevant;  // concept id -> grade
   std::vector<std::string> answer_facts;
+  std::vector<FactImportance> fact_importance;  // one per answer fact
   int line = 0;                              // 1-based line of the entry in its file; 0 if built in code
   std::map<std::string, int> relevant_line;  // concept id -> line of its judgment
 };

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/regular_file.hpp"
+#include "engine/judge.hpp"
 
 namespace okfbench::engine {
 namespace {
@@ -71,6 +72,7 @@ reports::GradeInput grade_input(const AnswerLine& line, const retrieval::Bundle*
   in.question = q.text;
   in.relevant = reports::Judgments(q.relevant.begin(), q.relevant.end());
   in.answer_facts = q.answer_facts;
+  in.fact_importance = nugget_importance(q);
   in.answer = line.answer;
   in.citations = reports::cited_ids(line.answer, [&](const std::string& id) { return !bundle || bundle->find(id); });
   in.end = line.answer.find_first_not_of(" \t\r\n") == std::string::npos ? reports::TrialEnd::no_answer

@@ -100,6 +100,49 @@ SourceBundles load_sources(const std::vector<std::string>& wheres, const SourceF
   return out;
 }
 
+namespace {
+
+std::size_t error_count(const retrieval::Bundle& bundle) {
+  return static_cast<std::size_t>(std::count_if(bundle.diagnostics().begin(), bundle.diagnostics().end(), [](const auto& d) {
+    return d.severity == retrieval::Severity::error;
+  }));
+}
+
+}  // namespace
+
+std::optional<ProfileHint> better_profile(const retrieval::Bundle& bundle) {
+  const retrieval::Profile tried = bundle.options().profile;
+  if (!retrieval::is_okf_or_repo(tried)) return std::nullopt;  // lessons and expertise were asked for by name
+  const bool empty = bundle.concepts().empty();
+  if (tried == retrieval::Profile::okf && !empty && error_count(bundle) == 0) return std::nullopt;
+  if (tried == retrieval::Profile::repo && !empty) return std::nullopt;
+  retrieval::LoadOptions other = bundle.options();
+  other.profile = tried == retrieval::Profile::okf ? retrieval::Profile::repo : retrieval::Profile::okf;
+  const retrieval::Bundle again = retrieval::Bundle::load(bundle.root(), other);
+  const bool better = other.profile == retrieval::Profile::repo
+                          ? again.concepts().size() > bundle.concepts().size() && error_count(again) == 0
+                          : !again.concepts().empty();
+  if (!better) return std::nullopt;
+  return ProfileHint{other.profile, again.concepts().size()};
+}
+
+std::string profile_hint_text(const retrieval::Bundle& bundle) {
+  const std::optional<ProfileHint> hint = better_profile(bundle);
+  if (!hint) return {};
+  const std::string_view name = retrieval::to_string(hint->profile);
+  return fmt::format("{} concept(s) load with --profile {}{}: add --profile {}", hint->concepts, name,
+                     hint->profile == retrieval::Profile::repo ? " (plain markdown: wikilinks, no frontmatter needed)" : "",
+                     name);
+}
+
+void require_concepts(const retrieval::Bundle& bundle, const std::string& where) {
+  if (!bundle.concepts().empty()) return;
+  const std::string hint = profile_hint_text(bundle);
+  throw InputError(fmt::format("{}: no concepts loaded with --profile {}; {}", where,
+                               retrieval::to_string(bundle.options().profile),
+                               hint.empty() ? fmt::format("run `okfbench validate {}` to see why", where) : hint));
+}
+
 }  // namespace okfbench::engine
 
 namespace okfbench::cli {

@@ -83,6 +83,23 @@ struct SourceBundles {
 SourceBundles load_sources(const std::vector<std::string>& wheres, const SourceFlags& flags,
                            const retrieval::LoadOptions& load, const retrieval::IndexConfig& config = {});
 
+// The profile a bundle loaded under `tried` would be better read with: repo
+// for a plain-markdown tree (Obsidian, Foam, a docs folder) that the okf
+// profile skips file by file, when repo loads more concepts without one
+// error; okf for an OKF bundle loaded as repo that has no concepts. nullopt
+// when neither applies. Loads the folder once more: call it on a failure.
+struct ProfileHint {
+  retrieval::Profile profile = retrieval::Profile::repo;
+  std::size_t concepts = 0;  // what that profile loads
+};
+std::optional<ProfileHint> better_profile(const retrieval::Bundle& bundle);
+// " (N concepts load with --profile P: add --profile P)" or "".
+std::string profile_hint_text(const retrieval::Bundle& bundle);
+// Throws InputError when `bundle` has no concepts, naming the source, the
+// profile it was loaded with and, when another one loads concepts, the flag
+// to give; otherwise pointing at `okfbench validate`.
+void require_concepts(const retrieval::Bundle& bundle, const std::string& where);
+
 // The folder name of a local bundle path ("a/b/" -> "b"; "." -> the current folder's name).
 std::string folder_name(const std::filesystem::path& path);
 

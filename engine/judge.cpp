@@ -48,6 +48,13 @@ reports::JudgeReply ask(const JudgeSettings& s, const retrieval::TokenCounter* c
 
 }  // namespace
 
+std::vector<reports::NuggetImportance> nugget_importance(const datasets::Question& question) {
+  std::vector<reports::NuggetImportance> out;
+  for (datasets::FactImportance f : question.fact_importance)
+    out.push_back(f == datasets::FactImportance::okay ? reports::NuggetImportance::okay : reports::NuggetImportance::vital);
+  return out;
+}
+
 bool is_judge_model(std::string_view model) {
   return model == "sim" || (model.starts_with("openai:") && model.size() > 7) ||
          (model.starts_with("anthropic:") && model.size() > 10);

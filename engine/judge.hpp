@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "agents/sim_model.hpp"
+#include "datasets/questions.hpp"
 #include "reports/graders.hpp"
 
 namespace okfbench::engine {
@@ -26,6 +27,9 @@ struct JudgeSettings {
 };
 
 // sim, openai:MODEL or anthropic:MODEL.
+// The question's answer facts as nuggets: their importance, one per fact.
+std::vector<reports::NuggetImportance> nugget_importance(const datasets::Question& question);
+
 bool is_judge_model(std::string_view model);
 
 // Throws UsageError for a model other than sim, openai:MODEL, anthropic:MODEL,

@@ -93,7 +93,8 @@ RegressionSpec load_regression(const std::filesystem::path& path) {
   const YAML::Node corpus = root["corpus"];
   if (!corpus) fail(path, root, "missing `corpus`");
   spec.format = read<std::string>(path, corpus, "format");
-  if (spec.format != "beir" && spec.format != "cranfield") fail(path, corpus, "`format` must be beir or cranfield");
+  if (spec.format != "beir" && spec.format != "smart" && spec.format != "cranfield")
+    fail(path, corpus, "`format` must be beir, smart or cranfield");
   spec.path = read<std::string>(path, corpus, "path");
   if (corpus["split"]) spec.split = read<std::string>(path, corpus, "split");
   spec.config = read_index(path, root["index"]);

@@ -12,6 +12,7 @@
 
 #include "datasets/convert.hpp"
 #include "datasets/generator.hpp"
+#include "retrieval/utf8.hpp"
 #include "engine/run_common.hpp"
 #include "reports/report_files.hpp"
 #include "core/files.hpp"
@@ -32,7 +33,7 @@ fs::path cached_folder(const fs::path& cache_dir, const std::string& name, const
 fs::path generated_bundle(const ExperimentSpec& spec, const BundleSource& b) {
   const std::string name = fmt::format("{}-{}", b.name, stable_hash(fmt::format("{}|v{}", b.identity(), datasets::kGeneratorVersion)));
   return cached_folder(cache_folder(spec), name, [&](const fs::path& tmp) {
-    log_line(fmt::format("generating {} ({} concepts) into {}", b.name, b.concepts, (spec.cache_dir / name).string()));
+    log_line(fmt::format("generating {} ({} concepts) into {}", b.name, b.concepts, (cache_folder(spec) / name).string()));
     datasets::GeneratorOptions options;
     options.concepts = b.concepts;
     options.seed = b.seed;
@@ -43,15 +44,26 @@ fs::path generated_bundle(const ExperimentSpec& spec, const BundleSource& b) {
   });
 }
 
+// Changes whenever a converter writes different files for the same source,
+// so converted collections cached by an earlier version are written again.
+constexpr int kConverterVersion = 2;
+
 fs::path converted_collection(const ExperimentSpec& spec, const BundleSource& b) {
   const std::string name = fmt::format("{}-{}-{}", b.format, b.source.filename().string(),
-                                       stable_hash(fmt::format("{}|{}|{}", b.format, b.source.generic_string(), b.split)));
+                                       stable_hash(fmt::format("{}|{}|{}|{}", b.format, b.source.generic_string(), b.split,
+                                                                      kConverterVersion)));
   return cached_folder(cache_folder(spec), name, [&](const fs::path& tmp) {
-    log_line(fmt::format("converting {} ({}) into {}", b.source.string(), b.format, (spec.cache_dir / name).string()));
+    log_line(fmt::format("converting {} ({}) into {}", b.source.string(), b.format, (cache_folder(spec) / name).string()));
+    // The engine's own cache layout, <folder>/bundle; the question set is
+    // named after the collection, whatever subset a bundle takes of it.
+    datasets::ConvertOptions options;
+    options.name = retrieval::escape_invalid_utf8(b.source.filename().string());
+    options.folder = "bundle";
+    options.split = b.split;
     if (b.format == "beir") {
-      datasets::convert_beir(b.source, tmp, b.split);
+      datasets::convert_beir(b.source, tmp, options);
     } else {
-      datasets::convert_cranfield(b.source, tmp);
+      datasets::convert_smart(b.source, tmp, options);
     }
   });
 }

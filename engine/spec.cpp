@@ -384,10 +384,11 @@ void read_generated(const SpecReader& r, const YAML::Node& node, const std::stri
 
 void read_converted(const SpecReader& r, const YAML::Node& node, const std::string& key, ExperimentSpec& spec) {
   r.check_keys(node, key, kConvertKeys);
-  if (!node["format"]) r.fail(node, key + ".format", "required: beir or cranfield");
+  if (!node["format"]) r.fail(node, key + ".format", "required: beir, smart or cranfield");
   if (!node["source"]) r.fail(node, key + ".source", "required: the collection folder");
-  const auto format = r.scalar<std::string>(node["format"], key + ".format", "beir or cranfield");
-  if (format != "beir" && format != "cranfield") r.fail(node["format"], key + ".format", fmt::format("unknown format \"{}\"; use beir or cranfield", format));
+  const auto format = r.scalar<std::string>(node["format"], key + ".format", "beir, smart or cranfield");
+  if (format != "beir" && format != "smart" && format != "cranfield")
+    r.fail(node["format"], key + ".format", fmt::format("unknown format \"{}\"; use beir, smart or cranfield", format));
   const fs::path source = r.path_value(node["source"], key + ".source", r.base());
   if (!fs::is_directory(source)) r.fail(node["source"], key + ".source", fmt::format("no such folder {}", source.string()));
   const std::string split = node["split"] ? r.scalar<std::string>(node["split"], key + ".split", "a qrels split name") : "test";

@@ -275,6 +275,7 @@ void grade_trial(reports::TrialRecord& r, const LoadedBundle& b, const datasets:
   in.question = q.text;
   in.relevant = reports::Judgments(q.relevant.begin(), q.relevant.end());
   in.answer_facts = q.answer_facts;
+  in.fact_importance = nugget_importance(q);
   in.answer = r.answer;
   in.citations = r.citations;
   in.end = reports::trial_end(r);

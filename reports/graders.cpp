@@ -5,6 +5,7 @@
 #include <utf8proc.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 
 #include "reports/measures.hpp"
@@ -234,20 +235,108 @@ FactsMatch match_facts(const std::vector<std::string>& facts, std::string_view a
   return m;
 }
 
+namespace {
+
+std::string trimmed(std::string_view s) {
+  const std::size_t b = s.find_first_not_of(" \t");
+  if (b == std::string_view::npos) return {};
+  return std::string(s.substr(b, s.find_last_not_of(" \t") - b + 1));
+}
+
+// "/a b.md" -> "a b"; "%20" and the other escapes of a URI read as bytes.
+std::string citation_id(std::string_view text) {
+  std::string id = trimmed(text);
+  if (id.starts_with("/")) id.erase(0, 1);
+  if (id.ends_with(".md")) id.resize(id.size() - 3);
+  return id;
+}
+
+std::string percent_decoded(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto hex = [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; };
+    if (text[i] == '%' && i + 2 < text.size() && hex(text[i + 1]) && hex(text[i + 2])) {
+      out.push_back(static_cast<char>(std::stoi(std::string(text.substr(i + 1, 2)), nullptr, 16)));
+      i += 2;
+    } else {
+      out.push_back(text[i]);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view to_string(NuggetImportance importance) {
+  return importance == NuggetImportance::okay ? "okay" : "vital";
+}
+
+std::string_view to_string(NuggetLabel label) {
+  switch (label) {
+    case NuggetLabel::support: return "support";
+    case NuggetLabel::partial_support: return "partial_support";
+    case NuggetLabel::not_support: return "not_support";
+  }
+  return "not_support";
+}
+
+std::optional<NuggetLabel> parse_nugget_label(std::string_view text) {
+  for (NuggetLabel l : {NuggetLabel::support, NuggetLabel::partial_support, NuggetLabel::not_support}) {
+    if (text == to_string(l)) return l;
+  }
+  return std::nullopt;
+}
+
+NuggetScores nugget_scores(const std::vector<NuggetImportance>& importance, const std::vector<NuggetLabel>& labels) {
+  double all = 0, vital = 0, strict_all = 0, strict_vital = 0;
+  std::size_t vital_count = 0;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const bool is_vital = importance.size() != labels.size() || importance[i] == NuggetImportance::vital;
+    const double s = labels[i] == NuggetLabel::support ? 1.0 : labels[i] == NuggetLabel::partial_support ? 0.5 : 0.0;
+    const double strict = labels[i] == NuggetLabel::support ? 1.0 : 0.0;
+    all += s;
+    strict_all += strict;
+    if (is_vital) {
+      ++vital_count;
+      vital += s;
+      strict_vital += strict;
+    }
+  }
+  const auto share = [](double sum, std::size_t n) { return n == 0 ? 0.0 : sum / static_cast<double>(n); };
+  return {share(strict_vital, vital_count), share(strict_all, labels.size()), share(vital, vital_count),
+          share(all, labels.size())};
+}
+
 std::vector<std::string> cited_ids(std::string_view answer, const std::function<bool(const std::string&)>& is_concept) {
   std::vector<std::string> out;
+  auto cite = [&](std::string id) {
+    if (id.empty() || std::find(out.begin(), out.end(), id) != out.end()) return false;
+    if (!is_concept(id)) {
+      id = percent_decoded(id);
+      if (id.empty() || std::find(out.begin(), out.end(), id) != out.end() || !is_concept(id)) return false;
+    }
+    out.push_back(std::move(id));
+    return true;
+  };
   std::size_t at = 0;
   while ((at = answer.find('[', at)) != std::string_view::npos) {
-    const std::size_t end = answer.find_first_of("[] \t\r\n", at + 1);
+    const std::size_t end = answer.find_first_of("[]\r\n", at + 1);
     if (end == std::string_view::npos) break;
     if (answer[end] != ']' || end == at + 1) {
       at = end;
       continue;
     }
-    std::string id(answer.substr(at + 1, end - at - 1));
-    if (id.starts_with("/")) id.erase(0, 1);
-    if (id.ends_with(".md")) id.resize(id.size() - 3);
-    if (!id.empty() && std::find(out.begin(), out.end(), id) == out.end() && is_concept(id)) out.push_back(id);
+    const std::string_view inside = answer.substr(at + 1, end - at - 1);
+    // The whole text first (vault ids hold spaces and commas), then each
+    // comma- or semicolon-separated part ("[a, b]" cites two concepts).
+    if (!cite(citation_id(inside)) && inside.find_first_of(",;") != std::string_view::npos) {
+      std::size_t from = 0;
+      while (from <= inside.size()) {
+        const std::size_t sep = std::min(inside.find_first_of(",;", from), inside.size());
+        cite(citation_id(inside.substr(from, sep - from)));
+        from = sep + 1;
+      }
+    }
     at = end + 1;
   }
   return out;

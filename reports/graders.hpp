@@ -51,11 +51,25 @@ struct ReferenceConcept {
   std::string text;
 };
 
+// A fact's weight as a nugget (TREC 2024 RAG): vital facts must be in a good
+// answer, okay ones are good to have.
+enum class NuggetImportance { vital, okay };
+// How far the answer supports one fact, as the judge labels it.
+enum class NuggetLabel { support, partial_support, not_support };
+std::string_view to_string(NuggetImportance importance);
+std::string_view to_string(NuggetLabel label);
+std::optional<NuggetLabel> parse_nugget_label(std::string_view text);
+
+// The four scores of record.hpp's NuggetScores; `importance` empty means
+// every fact is vital, else one per label (a mismatch is treated as vital).
+NuggetScores nugget_scores(const std::vector<NuggetImportance>& importance, const std::vector<NuggetLabel>& labels);
+
 struct GradeInput {
   std::string question_id;
   std::string question;
   Judgments relevant;                     // concept id -> grade; grade > 0 is relevant
   std::vector<std::string> answer_facts;  // what a good answer states
+  std::vector<NuggetImportance> fact_importance;  // one per answer fact, or empty: all vital
   std::string answer;
   std::vector<std::string> citations;  // concept ids the answer cites
   TrialEnd end = TrialEnd::answered;
@@ -103,9 +117,12 @@ struct FactsMatch {
 FactsMatch match_facts(const std::vector<std::string>& facts, std::string_view answer);
 
 // ---- Inputs from records ----
-// Concept ids cited in an answer: every "[id]" with no space or bracket
-// inside, a leading "/" and a trailing ".md" dropped, each once in order of
-// first appearance, kept when `is_concept(id)` says so.
+// Concept ids cited in an answer: every "[id]" on one line with no bracket
+// inside (spaces and commas allowed, as vault ids have them; leading and
+// trailing spaces, a leading "/" and a trailing ".md" dropped; percent
+// escapes such as "%20" decoded when the text as written is no concept),
+// else each comma- or semicolon-separated part of it ("[a, b]"), each once in
+// order of first appearance, kept when `is_concept(id)` says so.
 std::vector<std::string> cited_ids(std::string_view answer, const std::function<bool(const std::string&)>& is_concept);
 
 // How a stored trial ended: error when it failed; no_answer when its answer

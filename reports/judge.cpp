@@ -42,8 +42,13 @@ std::string_view trimmed(std::string_view s) {
   return s.substr(first, last - first + 1);
 }
 
-std::string reply_json(Verdict v, const std::string& reason) {
-  return json_text(json{{"verdict", to_string(v)}, {"reason", reason}});
+std::string reply_json(Verdict v, const std::string& reason, const std::vector<NuggetLabel>& labels = {}) {
+  json j{{"verdict", to_string(v)}, {"reason", reason}};
+  if (!labels.empty()) {
+    j["facts"] = json::array();
+    for (NuggetLabel l : labels) j["facts"].push_back(to_string(l));
+  }
+  return json_text(j);
 }
 
 // The majority verdict of conforming votes; ties go to the lower verdict.
@@ -76,6 +81,7 @@ GraderResult run_judge(const JudgeOptions& o, const GradeInput& in) {
   usage.input_tokens = usage.cached_tokens = usage.cache_write_tokens = usage.output_tokens = 0;
   std::vector<Verdict> verdicts;
   std::vector<std::string> reasons;
+  std::vector<std::optional<std::vector<NuggetLabel>>> labels;
   for (int vote = 0; vote < o.votes; ++vote) {
     JudgeReply reply;
     ++usage.calls;
@@ -100,8 +106,15 @@ GraderResult run_judge(const JudgeOptions& o, const GradeInput& in) {
                           reply.text),
               usage};
     }
+    if (parsed.facts && parsed.facts->size() != in.answer_facts.size()) {
+      return {judge_error(fmt::format("vote {} of {}: the reply labels {} fact(s), but the question has {}", vote + 1,
+                                      o.votes, parsed.facts->size(), in.answer_facts.size()),
+                          reply.text),
+              usage};
+    }
     verdicts.push_back(*parsed.verdict);
     reasons.push_back(std::move(parsed.reason));
+    labels.push_back(std::move(parsed.facts));
   }
   const Verdict winner = majority(verdicts);
   const auto first = std::find(verdicts.begin(), verdicts.end(), winner) - verdicts.begin();
@@ -114,7 +127,10 @@ GraderResult run_judge(const JudgeOptions& o, const GradeInput& in) {
   }
   detail += ": " + reasons[static_cast<std::size_t>(first)];
   const double score = score_of(winner);
-  return {Grade{"judge", GradeStatus::graded, score, score >= kJudgeThreshold, std::move(detail), ""}, usage};
+  Grade grade{"judge", GradeStatus::graded, score, score >= kJudgeThreshold, std::move(detail), "", std::nullopt};
+  if (const auto& facts = labels[static_cast<std::size_t>(first)]; facts && !facts->empty())
+    grade.nuggets = nugget_scores(in.fact_importance, *facts);
+  return {std::move(grade), usage};
 }
 
 // ---- the sim judge ----
@@ -169,13 +185,20 @@ std::string sim_verdict(const std::vector<std::string>& facts, const std::vector
                                      references.size(), cites));
   }
   const FactsMatch m = match_facts(facts, answer);
-  if (m.matched.empty()) return reply_json(Verdict::incorrect, fmt::format("states none of the {} expected facts", facts.size()));
+  std::vector<NuggetLabel> labels;
+  for (const std::string& fact : facts) {
+    const bool stated = std::find(m.matched.begin(), m.matched.end(), fact) != m.matched.end();
+    labels.push_back(stated ? NuggetLabel::support : NuggetLabel::not_support);
+  }
+  if (m.matched.empty())
+    return reply_json(Verdict::incorrect, fmt::format("states none of the {} expected facts", facts.size()), labels);
   if (!m.missing.empty()) {
     return reply_json(Verdict::partial, fmt::format("states {} of {} expected facts and {}", m.matched.size(),
-                                                    facts.size(), cites));
+                                                    facts.size(), cites),
+                      labels);
   }
   return reply_json(cited.empty() ? Verdict::partial : Verdict::correct,
-                    fmt::format("states all {} expected facts and {}", facts.size(), cites));
+                    fmt::format("states all {} expected facts and {}", facts.size(), cites), labels);
 }
 
 }  // namespace
@@ -202,8 +225,11 @@ const std::string& judge_system_prompt() {
       "- \"incorrect\": the answer states none of the expected facts, contradicts the reference, or does not "
       "answer.\n"
       "When no facts are listed, judge the answer against the reference alone.\n"
+      "When facts are listed, also label each, in order: \"support\" (the answer states it), "
+      "\"partial_support\" (in part) or \"not_support\".\n"
       "Reply with one JSON object and nothing else, no code fence: "
-      "{\"verdict\": \"correct\" | \"partial\" | \"incorrect\", \"reason\": \"<one sentence>\"}";
+      "{\"verdict\": \"correct\" | \"partial\" | \"incorrect\", \"reason\": \"<one sentence>\", "
+      "\"facts\": [\"support\" | \"partial_support\" | \"not_support\", ...]}";
   return prompt;
 }
 
@@ -222,19 +248,30 @@ JudgePrompt judge_prompt(const GradeInput& in) {
 
 ParsedVerdict parse_verdict(std::string_view reply) {
   const std::string_view body = trimmed(reply);
-  if (body.empty()) return {std::nullopt, "the reply is empty"};
+  if (body.empty()) return {std::nullopt, "the reply is empty", std::nullopt};
   json j = json::parse(body, nullptr, false);
   if (j.is_discarded()) return {std::nullopt, "the reply is not a JSON value"};
   if (!j.is_object()) return {std::nullopt, fmt::format("the reply is a JSON {}, not an object", j.type_name())};
   for (auto it = j.begin(); it != j.end(); ++it) {
-    if (it.key() != "verdict" && it.key() != "reason") return {std::nullopt, fmt::format("unexpected key \"{}\"", it.key())};
+    if (it.key() != "verdict" && it.key() != "reason" && it.key() != "facts")
+      return {std::nullopt, fmt::format("unexpected key \"{}\"", it.key())};
+  }
+  std::optional<std::vector<NuggetLabel>> facts;
+  if (j.contains("facts")) {
+    if (!j["facts"].is_array()) return {std::nullopt, "\"facts\" is not a list of labels"};
+    facts.emplace();
+    for (const auto& item : j["facts"]) {
+      const auto label = item.is_string() ? parse_nugget_label(item.get<std::string>()) : std::nullopt;
+      if (!label) return {std::nullopt, fmt::format("fact label {} is not support, partial_support or not_support", item.dump())};
+      facts->push_back(*label);
+    }
   }
   if (!j.contains("verdict") || !j["verdict"].is_string()) return {std::nullopt, "no string \"verdict\""};
   if (!j.contains("reason") || !j["reason"].is_string()) return {std::nullopt, "no string \"reason\""};
   const std::string verdict = j["verdict"].get<std::string>();
   const auto v = verdict_from(verdict);
   if (!v) return {std::nullopt, fmt::format("verdict \"{}\" is not correct, partial or incorrect", verdict)};
-  return {v, j["reason"].get<std::string>()};
+  return {v, j["reason"].get<std::string>(), std::move(facts)};
 }
 
 Grader make_judge_grader(JudgeOptions options) {

@@ -18,7 +18,13 @@
 //
 // The reply must be one JSON object and nothing else (surrounding whitespace
 // allowed; no code fence, no other keys):
-//   {"verdict": "correct" | "partial" | "incorrect", "reason": "..."}
+//   {"verdict": "correct" | "partial" | "incorrect", "reason": "...",
+//    "facts": ["support" | "partial_support" | "not_support", ...]}
+// "facts" is optional: one label per expected fact, in order (a list of
+// another length does not conform). With it the grade carries the four
+// TREC 2024 RAG nugget scores (record.hpp NuggetScores) over the facts and
+// their importance (vital unless the question set says okay); with several
+// votes, the labels of the first vote for the winning verdict.
 // Scores: correct 1, partial 0.5, incorrect 0; threshold 1 (correct only
 // when the verdict is "correct"). With votes N the judge is asked N times
 // (vote index 0..N-1, so a response cache keeps the votes apart) and the
@@ -36,6 +42,7 @@
 //                         stated -> partial; no fact stated -> incorrect
 //   without facts:        every reference concept cited -> correct; some ->
 //                         partial; none -> incorrect
+//   facts labels:         support for a fact stated, not_support otherwise
 // Reports that used it say so (kSimJudgeNote).
 #include <functional>
 #include <optional>
@@ -86,6 +93,7 @@ std::string_view to_string(Verdict verdict);
 struct ParsedVerdict {
   std::optional<Verdict> verdict;  // nullopt when the reply does not conform
   std::string reason;              // the judge's reason, or what was wrong with the reply
+  std::optional<std::vector<NuggetLabel>> facts = std::nullopt;  // the optional "facts" labels, in order
 };
 // Strict parsing of one reply, as described above.
 ParsedVerdict parse_verdict(std::string_view reply);

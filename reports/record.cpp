@@ -220,7 +220,29 @@ void to_json(json& j, const Grade& v) {
            {"correct", v.correct},
            {"detail", v.detail}};
   if (!v.raw.empty()) j["raw"] = v.raw;
+  if (v.nuggets) {
+    j["nuggets"] = json{{"strict_vital", v.nuggets->strict_vital},
+                        {"strict_all", v.nuggets->strict_all},
+                        {"vital", v.nuggets->vital},
+                        {"all", v.nuggets->all}};
+  }
 }
+
+namespace {
+
+NuggetScores nuggets_from(const json& j, const std::string& grader) {
+  require_object(j, "grade nuggets");
+  NuggetScores n;
+  for (auto [key, value] : {std::pair{"strict_vital", &n.strict_vital}, std::pair{"strict_all", &n.strict_all},
+                            std::pair{"vital", &n.vital}, std::pair{"all", &n.all}}) {
+    read_required(j, key, *value);
+    if (!(*value >= 0.0) || *value > 1.0)
+      throw InputError(fmt::format("grade '{}' has nuggets.{} {}, outside [0, 1]", grader, key, *value));
+  }
+  return n;
+}
+
+}  // namespace
 
 void from_json(const json& j, Grade& v) {
   require_object(j, "grade");
@@ -232,6 +254,7 @@ void from_json(const json& j, Grade& v) {
   read(j, "correct", v.correct);
   read(j, "detail", v.detail);
   read(j, "raw", v.raw);
+  if (j.contains("nuggets") && !j["nuggets"].is_null()) v.nuggets = nuggets_from(j["nuggets"], v.grader);
   if (v.status == GradeStatus::graded && !v.score) throw InputError(fmt::format("grade '{}' is graded but has no score", v.grader));
   if (v.score && (!(*v.score >= 0.0) || *v.score > 1.0)) {
     throw InputError(fmt::format("grade '{}' has score {}, outside [0, 1]", v.grader, *v.score));

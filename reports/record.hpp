@@ -139,6 +139,23 @@ std::string_view to_string(GradeStatus status);
 // Throws InputError for anything other than the three names above.
 GradeStatus grade_status_from_string(std::string_view text);
 
+// TREC 2024 RAG track nugget scores (Pradeep et al., "Initial Nugget
+// Evaluation Results for the TREC 2024 RAG Track with the AutoNuggetizer
+// Framework", 2024), over a question's answer_facts as nuggets, each vital
+// or okay and labelled support / partial_support / not_support by the judge:
+//   all          = (sum over all nuggets of s) / |all|,  s = 1, 0.5, 0
+//   vital        = (sum over vital nuggets of s) / |vital|
+//   strict_all   = |all nuggets supported| / |all|       (partial counts 0)
+//   strict_vital = |vital nuggets supported| / |vital|
+// A class without nuggets (no vital facts) scores 0.
+struct NuggetScores {
+  double strict_vital = 0.0;
+  double strict_all = 0.0;
+  double vital = 0.0;
+  double all = 0.0;
+  bool operator==(const NuggetScores&) const = default;
+};
+
 struct Grade {
   std::string grader;  // "facts", "citations", "answered", "judge"
   GradeStatus status = GradeStatus::graded;
@@ -146,6 +163,7 @@ struct Grade {
   bool correct = false;
   std::string detail;  // why: the facts missing, the citations, the judge's reason
   std::string raw;     // judge_error: the reply as received ("" otherwise)
+  std::optional<NuggetScores> nuggets = std::nullopt;  // judge: when it labelled every fact
   bool operator==(const Grade&) const = default;
 };
 

@@ -1,4 +1,5 @@
 // Bundle::load: walk, parallel parse, deterministic merge; and the queries.
+#include <set>
 #include <algorithm>
 #include <cctype>
 #include <deque>
@@ -82,6 +83,16 @@ void sort_by_id(std::vector<Concept>& concepts, std::vector<detail::PackedRawLin
 }
 
 }  // namespace
+
+std::vector<Citation> distinct_citations(const Concept& item) {
+  std::vector<Citation> out;
+  std::set<std::string> labels, texts;
+  for (const Citation& citation : item.citations) {
+    const bool fresh = citation.label.empty() ? texts.insert(citation.text).second : labels.insert(citation.label).second;
+    if (fresh) out.push_back(citation);
+  }
+  return out;
+}
 
 std::string_view to_string(Severity severity) { return severity == Severity::error ? "error" : "warning"; }
 

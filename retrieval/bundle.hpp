@@ -190,6 +190,14 @@ struct Concept {
   bool is_stale(const std::string& now) const;
 };
 
+// A concept's citations as every view shows them, each once, in order: a
+// footnote that marks a source carries the source's id as its label
+// ("[^dashboard]" beside `sources: [{id: dashboard}]`), so the concept lists
+// both, but they are one citation (the first, the source); a labelled
+// citation once per label, an unlabelled one (a "# Citations" line) once per
+// text. `okfbench open`, the agent's open tool and MCP read this.
+std::vector<Citation> distinct_citations(const Concept& item);
+
 std::string_view to_string(Severity severity);
 std::string_view to_string(Status status);
 std::string_view to_string(TrustTier tier);  // "unverified", "machine-confirmed", "human-reviewed"

@@ -314,7 +314,7 @@
       }))]));
     }
     parts.push(section('Answer', [el('pre', {class: 'answer', text: d.answer || '(no answer)'}),
-                                  el('p', {text: 'cites: ' + (d.citations.length ? d.citations.join(', ') : 'nothing')})]));
+                                  el('p', {text: 'cites: ' + (d.citations.length ? d.citations.map((id) => '[' + id + ']').join(' ') : 'nothing')})]));
     parts.push(section('Grades', [d.grades.length ? grades : el('p', {class: 'note', text: 'Not graded.'})]));
     parts.push(el('button', {id: 'trial-close', text: 'Close'}));
     view.replaceChildren.apply(view, parts);

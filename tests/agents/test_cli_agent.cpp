@@ -35,6 +35,14 @@ TEST(CliAgent, RepoProfileLoadsAPlainMarkdownTree) {
   test::CommandResult okf = test::run_command(fmt::format("{} agent '{}' 'Why are builds slow?'", okfbench(), vault));
   EXPECT_EQ(okf.exit_code, 1);
   EXPECT_NE(okf.err.find("no concepts loaded"), std::string::npos) << okf.err;
+  // The other profile loads it: the message names the flag.
+  EXPECT_NE(okf.err.find("10 concept(s) load with --profile repo"), std::string::npos) << okf.err;
+  for (const char* command : {"mcp", "validate"}) {
+    test::CommandResult hinted = test::run_command(fmt::format("{} {} '{}' </dev/null", okfbench(), command, vault));
+    EXPECT_NE((hinted.out + hinted.err).find("add --profile repo"), std::string::npos) << command << hinted.err;
+  }
+  test::CommandResult served = test::run_command(fmt::format("{} mcp '{}' --profile repo </dev/null", okfbench(), vault));
+  EXPECT_EQ(served.exit_code, 0) << served.err;
   test::CommandResult repo =
       test::run_command(fmt::format("{} agent '{}' 'Why are builds slow?' --profile repo --json", okfbench(), vault));
   ASSERT_EQ(repo.exit_code, 0) << repo.err;

@@ -122,6 +122,23 @@ TEST(Questions, GradesAreRangeCheckedIntegers) {
   EXPECT_EQ(set.questions[0].relevant, (std::map<std::string, int>{{"c1", 1'000'000}, {"c2", -1'000'000}, {"c3", 2}}));
 }
 
+TEST(Questions, AnswerFactsCarryAnImportance) {
+  const std::string head = "questions:\n  - id: a\n    text: x\n";
+  const QuestionSet set = parse_questions(
+      head + "    answer_facts:\n      - plain\n      - {fact: \"30 s\", importance: okay}\n      - {fact: v, importance: vital}\n",
+      "q.yaml");
+  const Question& q = set.questions[0];
+  EXPECT_EQ(q.answer_facts, (std::vector<std::string>{"plain", "30 s", "v"}));
+  EXPECT_EQ(q.fact_importance, (std::vector<FactImportance>{FactImportance::vital, FactImportance::okay, FactImportance::vital}));
+  const QuestionSet again = parse_questions(to_yaml(set), "again.yaml");
+  EXPECT_EQ(again.questions[0].fact_importance, q.fact_importance);
+  EXPECT_EQ(again.questions[0].answer_facts, q.answer_facts);
+  EXPECT_THAT(error_of(head + "    answer_facts:\n      - {fact: a, importance: high}\n"),
+              HasSubstr("q.yaml:5: `importance: high`: use vital or okay"));
+  EXPECT_THAT(error_of(head + "    answer_facts:\n      - {importance: okay}\n"), HasSubstr("`fact` is missing"));
+  EXPECT_THAT(error_of(head + "    answer_facts:\n      - {fact: a, weight: 2}\n"), HasSubstr("unknown key 'weight'"));
+}
+
 TEST(Questions, AnswerFactsMustBeAListOfNonEmptyStrings) {
   const std::string head = "questions:\n  - id: a\n    text: x\n";
   EXPECT_THAT(error_of(head + "    answer_facts: 30 s\n"),

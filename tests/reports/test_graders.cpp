@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "tests/reports/fixtures.hpp"
 
 namespace okfbench::reports {
@@ -177,11 +179,51 @@ TEST(Graders, RegistryOrderAndGradeAll) {
 
 TEST(CitedIds, BracketedIdsOnceInOrder) {
   auto all = [](const std::string&) { return true; };
-  EXPECT_EQ(cited_ids("See [a/b] and [/c.md], not [two words] or [], then [a/b] again [[d]]", all),
+  EXPECT_EQ(cited_ids("See [a/b] and [/c.md], not [] or [x\ny], then [a/b] again [[d]]", all),
             (Tokens{"a/b", "c", "d"}));
   auto only_c = [](const std::string& id) { return id == "c"; };
   EXPECT_EQ(cited_ids("[a/b] [c] [c.md]", only_c), (Tokens{"c"}));
   EXPECT_TRUE(cited_ids("no brackets [unclosed", all).empty());
+}
+
+TEST(CitedIds, VaultIdsWithSpacesCommasAndEscapes) {
+  const std::set<std::string> ids = {"Meeting Notes", "Projects/Q1, Q2 plan", "a", "b", "Café menu"};
+  auto known = [&](const std::string& id) { return ids.count(id) > 0; };
+  EXPECT_EQ(cited_ids("As [Meeting Notes] and [ /Projects/Q1, Q2 plan.md ] say", known),
+            (Tokens{"Meeting Notes", "Projects/Q1, Q2 plan"}));
+  EXPECT_EQ(cited_ids("[a, b] [b; a] [not a concept]", known), (Tokens{"a", "b"}));
+  EXPECT_EQ(cited_ids("[Meeting%20Notes] [Caf%C3%A9%20menu]", known), (Tokens{"Meeting Notes", "Café menu"}));
+  // The citations grader scores such ids like any other.
+  GradeInput in;
+  in.relevant = {{"Meeting Notes", 1}};
+  in.citations = cited_ids("See [Meeting Notes].", known);
+  Grading g = grade_all(builtin_graders(), in);
+  const Grade* citations = nullptr;
+  for (const Grade& grade : g.grades) citations = grade.grader == "citations" ? &grade : citations;
+  ASSERT_NE(citations, nullptr);
+  EXPECT_DOUBLE_EQ(*citations->score, 1.0);
+}
+
+TEST(NuggetScores, HandComputedCases) {
+  using I = NuggetImportance;
+  using L = NuggetLabel;
+  // 3 vital (support, partial, not), 2 okay (support, partial).
+  NuggetScores n = nugget_scores({I::vital, I::vital, I::vital, I::okay, I::okay},
+                                 {L::support, L::partial_support, L::not_support, L::support, L::partial_support});
+  EXPECT_DOUBLE_EQ(n.strict_vital, 1.0 / 3);   // 1 of 3 vital supported
+  EXPECT_DOUBLE_EQ(n.strict_all, 2.0 / 5);     // 2 of 5 supported
+  EXPECT_DOUBLE_EQ(n.vital, 1.5 / 3);          // (1 + 0.5 + 0) / 3
+  EXPECT_DOUBLE_EQ(n.all, 3.0 / 5);            // (1 + 0.5 + 0 + 1 + 0.5) / 5
+  // No vital nugget: the vital scores are 0, not undefined.
+  NuggetScores okay_only = nugget_scores({I::okay}, {L::support});
+  EXPECT_DOUBLE_EQ(okay_only.vital, 0.0);
+  EXPECT_DOUBLE_EQ(okay_only.strict_vital, 0.0);
+  EXPECT_DOUBLE_EQ(okay_only.all, 1.0);
+  // No importance given: every fact is vital.
+  NuggetScores plain = nugget_scores({}, {L::partial_support, L::not_support});
+  EXPECT_DOUBLE_EQ(plain.vital, 0.25);
+  EXPECT_DOUBLE_EQ(plain.strict_all, 0.0);
+  EXPECT_EQ(nugget_scores({}, {}), NuggetScores{});
 }
 
 TEST(TrialEnd, FromTheRecord) {

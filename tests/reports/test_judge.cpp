@@ -197,3 +197,43 @@ TEST(SimJudge, AMessageItCannotReadGetsNoVerdict) {
 
 }  // namespace
 }  // namespace okfbench::reports
+
+namespace okfbench::reports {
+namespace {
+
+std::string labelled(const char* v, const char* facts) {
+  return std::string(R"({"verdict": ")") + v + R"(", "reason": "r", "facts": )" + facts + "}";
+}
+
+TEST(JudgeNuggets, LabelsGiveTheFourTrecRagScores) {
+  // Two facts, the second okay: support + partial_support.
+  GradeInput in = lag_question("x");
+  in.fact_importance = {NuggetImportance::vital, NuggetImportance::okay};
+  Scripted s{{labelled("partial", R"(["support", "partial_support"])")}};
+  GraderResult r = judge_with(s, 1, in);
+  ASSERT_EQ(r.grade.status, GradeStatus::graded);
+  ASSERT_TRUE(r.grade.nuggets.has_value());
+  EXPECT_DOUBLE_EQ(r.grade.nuggets->strict_vital, 1.0);  // 1 of 1 vital supported
+  EXPECT_DOUBLE_EQ(r.grade.nuggets->strict_all, 0.5);    // 1 of 2 supported
+  EXPECT_DOUBLE_EQ(r.grade.nuggets->vital, 1.0);
+  EXPECT_DOUBLE_EQ(r.grade.nuggets->all, 0.75);          // (1 + 0.5) / 2
+  // Without labels the grade has no nugget scores; a wrong count is a judge error.
+  Scripted plain{{verdict("correct")}};
+  EXPECT_FALSE(judge_with(plain, 1, in).grade.nuggets.has_value());
+  Scripted short_list{{labelled("correct", R"(["support"])")}};
+  EXPECT_EQ(judge_with(short_list, 1, in).grade.status, GradeStatus::judge_error);
+  EXPECT_FALSE(parse_verdict(labelled("correct", R"(["yes", "no"])")).verdict.has_value());
+  EXPECT_FALSE(parse_verdict(labelled("correct", R"("support")")).verdict.has_value());
+}
+
+TEST(JudgeNuggets, SimJudgeLabelsStatedFactsSupported) {
+  GradeInput in = lag_question("Replica lag is high.");
+  Scripted s{{sim_judge_reply(judge_prompt(in).user)}};
+  GraderResult r = judge_with(s, 1, in);
+  ASSERT_TRUE(r.grade.nuggets.has_value());
+  EXPECT_DOUBLE_EQ(r.grade.nuggets->all, 0.5);
+  EXPECT_DOUBLE_EQ(r.grade.nuggets->strict_vital, 0.5);
+}
+
+}  // namespace
+}  // namespace okfbench::reports

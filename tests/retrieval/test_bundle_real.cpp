@@ -59,6 +59,11 @@ TEST_F(RealBundles, AcmeRetail) {
   EXPECT_EQ(margin->extra.count("not"), 1u);  // unknown keys are kept
   EXPECT_EQ(margin->sources.size(), 2u);
   EXPECT_EQ(margin->citations.size(), 3u);  // 2 sources + the one referenced footnote
+  // The footnote [^margin-standard] marks the source margin-standard: one citation in every view.
+  std::vector<std::string> labels;
+  for (const Citation& c : distinct_citations(*margin)) labels.push_back(c.label);
+  EXPECT_EQ(std::count(labels.begin(), labels.end(), "margin-standard"), 1);
+  EXPECT_EQ(labels.size(), 2u);
   EXPECT_FALSE(bundle.index("attesters")->synthesized);
 }
 
