@@ -52,7 +52,7 @@ if [[ -z "$only_sanitized" ]]; then
   scripts/test-slurm.sh --build build
 fi
 
-if [[ -n "$only_sanitized" || "${OKFBENCH_SANITIZED_SUITE:-1}" != "0" ]]; then
+if [[ -n "$only_sanitized" || "${OKFBENCH_SANITIZED_SUITE:-0}" != "0" ]]; then
   scripts/fuzz.sh --configure-only
   cmake --build build-fuzz -j2
   # Leaks fail a test as any other finding does; a finding stops the program
