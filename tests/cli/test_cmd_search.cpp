@@ -142,20 +142,20 @@ TEST(CmdEval, RegressionSpecPrintsOkAndFailLines) {
   write_file(dir / "cran.yaml",
              "name: cran-test\ncorpus: {format: cranfield, path: collections/cranfield}\n"
              "statistics: {documents: 1400, questions: 225}\n"
-             "measures:\n  - {measure: ndcg_cut.10, score: ndcg_cut_10, expected: 0.3603}\n"
+             "measures:\n  - {measure: ndcg_cut.10, score: ndcg_cut_10, expected: 0.3611}\n"
              "  - {measure: P.10, score: P_10, expected: 0.9999}\n");
   std::string base = okfbench() + " eval --spec " + (dir / "cran.yaml").string() + " --data " +
                      data_root().string() + " --work " + (dir / "work").string();
   auto r = run_command(base);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("[OK] cran-test: index documents 1400 (expected 1400)\n"));
-  EXPECT_THAT(r.out, HasSubstr("[OK] cran-test: ndcg_cut_10 0.3603 (expected 0.3603)\n"));
-  EXPECT_THAT(r.out, HasSubstr("[FAIL] cran-test: P_10 0.2369 (expected 0.9999)\n"));
+  EXPECT_THAT(r.out, HasSubstr("[OK] cran-test: ndcg_cut_10 0.3611 (expected 0.3611)\n"));
+  EXPECT_THAT(r.out, HasSubstr("[FAIL] cran-test: P_10 0.2382 (expected 0.9999)\n"));
   EXPECT_EQ(run_command(base + " --verify").exit_code, 1);
   write_file(dir / "broken.yaml", "name: x\ncorpus: {format: trec, path: p}\nmeasures: []\n");
   auto broken = run_command(okfbench() + " eval --spec " + (dir / "broken.yaml").string() + " --data /tmp");
   EXPECT_EQ(broken.exit_code, 1);
-  EXPECT_THAT(broken.err, HasSubstr("broken.yaml:2: `format` must be beir or cranfield"));
+  EXPECT_THAT(broken.err, HasSubstr("broken.yaml:2: `format` must be beir, smart or cranfield"));
 }
 
 TEST(CmdConvert, WritesBundleAndQuestions) {
@@ -164,9 +164,9 @@ TEST(CmdConvert, WritesBundleAndQuestions) {
   auto r = run_command(okfbench() + " convert cranfield " + (data_root() / "collections/cranfield").string() +
                        " --out " + (dir / "cran").string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("(1400 concepts, 0 renamed to safe ids)"));
-  EXPECT_THAT(r.out, HasSubstr("(225 questions)"));
-  EXPECT_TRUE(fs::exists(dir / "cran/bundle/1400.md"));
+  EXPECT_THAT(r.out, HasSubstr("(1400 concepts, 0 renamed to safe ids, 0 links)"));
+  EXPECT_THAT(r.out, HasSubstr("(cranfield, 225 questions"));
+  EXPECT_TRUE(fs::exists(dir / "cran/cranfield/1400.md"));
   auto again = run_command(okfbench() + " convert cranfield " + (data_root() / "collections/cranfield").string() +
                            " --out " + (dir / "cran").string());
   EXPECT_EQ(again.exit_code, 1);
