@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include "agents/anthropic_json.hpp"
+#include "agents/background_server.hpp"
 #include "agents/embeddings.hpp"
 #include "agents/rerankers.hpp"
 #include "agents/stream_json.hpp"
@@ -70,13 +71,6 @@ double number(std::string_view text, std::string_view item) {
 }
 
 enum class Wire { openai, anthropic };
-
-// httplib listens with a backlog of 5; a burst of clients (a proxy serving
-// many agents) would find connections reset. listen() again raises it.
-class WideServer final : public httplib::Server {
- public:
-  void widen_backlog() { ::listen(svr_sock_, SOMAXCONN); }
-};
 
 std::string error_body(Wire wire, std::string_view type, std::string_view message) {
   nlohmann::json error = {{"type", type}, {"message", message}};
@@ -399,9 +393,7 @@ struct MockServer::Impl {
   std::atomic<std::size_t> requests{0};
   std::atomic<std::size_t> huge_sent{0};
   std::atomic<bool> stopping{false};
-  std::atomic<bool> listen_returned{false};
-  WideServer server;
-  std::thread thread;
+  BackgroundServer<> server;
   std::string host;
   int port = 0;
 };
@@ -428,23 +420,14 @@ MockServer::~MockServer() { stop(); }
 
 int MockServer::start(const std::string& host, int port) {
   impl_->host = host;
-  impl_->port = port == 0 ? impl_->server.bind_to_any_port(host) : (impl_->server.bind_to_port(host, port) ? port : -1);
-  if (impl_->port <= 0) throw InputError(fmt::format("mock-server: cannot bind {}:{} (in use? try --port 0)", host, port));
-  impl_->server.widen_backlog();
-  impl_->thread = std::thread([impl = impl_.get()] {
-    impl->server.listen_after_bind();
-    impl->listen_returned = true;
-  });
-  // stop() before the listen loop runs would be lost, so wait until it does.
-  while (!impl_->server.is_running() && !impl_->listen_returned) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  impl_->port = impl_->server.serve(host, port, "mock-server", "in use? try --port 0");
   return impl_->port;
 }
 
 void MockServer::stop() {
   if (!impl_) return;
   impl_->stopping = true;
-  impl_->server.stop();
-  if (impl_->thread.joinable()) impl_->thread.join();
+  impl_->server.stop_serving();
 }
 
 void MockServer::interrupt() {
@@ -452,9 +435,7 @@ void MockServer::interrupt() {
   impl_->server.stop();
 }
 
-void MockServer::wait() {
-  if (impl_->thread.joinable()) impl_->thread.join();
-}
+void MockServer::wait() { impl_->server.wait(); }
 
 std::size_t MockServer::requests() const { return impl_->requests.load(); }
 

@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "agents/background_server.hpp"
 #include "core/error.hpp"
 #include "core/json_text.hpp"
 #include "mcp/http_checks.hpp"
@@ -257,7 +258,7 @@ class GrowingPool final : public httplib::TaskQueue {
 };
 
 // httplib's server with each connection read through a DeadlineStream.
-class DeadlineServer final : public httplib::Server {
+class DeadlineServer : public httplib::Server {
  public:
   explicit DeadlineServer(Clock::duration deadline) : deadline_(deadline) {}
 
@@ -515,9 +516,7 @@ struct HttpServer::Impl {
   HttpOptions options;
   mutable std::mutex mutex;
   std::map<std::string, Entry> sessions;
-  DeadlineServer http;
-  std::thread thread;
-  std::atomic<bool> listen_returned{false};
+  agents::BackgroundServer<DeadlineServer> http;
   int port = 0;
 };
 
@@ -547,29 +546,18 @@ HttpServer::HttpServer(Server& server, HttpOptions options) {
 HttpServer::~HttpServer() { stop(); }
 
 int HttpServer::start(int port) {
-  impl_->port = port == 0 ? impl_->http.bind_to_any_port(kHost) : (impl_->http.bind_to_port(kHost, port) ? port : -1);
-  if (impl_->port <= 0)
-    throw InputError(fmt::format("mcp: cannot bind {}:{} (in use? --port 0 picks a free port)", kHost, port));
-  impl_->thread = std::thread([impl = impl_.get()] {
-    impl->http.listen_after_bind();
-    impl->listen_returned = true;
-  });
-  // stop() before the listen loop runs would be lost, so wait until it does.
-  while (!impl_->http.is_running() && !impl_->listen_returned) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  impl_->port = impl_->http.serve(kHost, port, "mcp", "in use? --port 0 picks a free port");
   return impl_->port;
 }
 
 void HttpServer::stop() {
   if (!impl_) return;
-  impl_->http.stop();
-  if (impl_->thread.joinable()) impl_->thread.join();
+  impl_->http.stop_serving();
 }
 
 void HttpServer::interrupt() { impl_->http.stop(); }
 
-void HttpServer::wait() {
-  if (impl_->thread.joinable()) impl_->thread.join();
-}
+void HttpServer::wait() { impl_->http.wait(); }
 
 std::size_t HttpServer::sessions() const { return impl_->count(); }
 

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <thread>
 
+#include "agents/background_server.hpp"
 #include "agents/secrets.hpp"
 #include "core/error.hpp"
 #include "core/json_text.hpp"
@@ -133,13 +134,6 @@ struct Upstream {
       if (lower(n) == name) return v;
     return {};
   }
-};
-
-// httplib listens with a backlog of 5: a burst of agents connecting at once
-// would find connections reset. listen() again on the bound socket raises it.
-class WideServer final : public httplib::Server {
- public:
-  void widen_backlog() { ::listen(svr_sock_, SOMAXCONN); }
 };
 
 }  // namespace
@@ -384,9 +378,7 @@ struct ProxyServer::Impl {
   std::atomic<std::uint64_t> sequence{0};
   std::atomic<std::size_t> written{0};
   std::atomic<bool> stopping{false};
-  std::atomic<bool> listen_returned{false};
-  WideServer http;
-  std::thread thread;
+  agents::BackgroundServer<> http;
   int port = 0;
 };
 
@@ -429,22 +421,14 @@ ProxyServer::~ProxyServer() {
 }
 
 int ProxyServer::start(int port) {
-  impl_->port = port == 0 ? impl_->http.bind_to_any_port(kHost) : (impl_->http.bind_to_port(kHost, port) ? port : -1);
-  if (impl_->port <= 0) throw InputError(fmt::format("proxy: cannot bind {}:{} (in use? --port 0 picks a free port)", kHost, port));
-  impl_->http.widen_backlog();
-  impl_->thread = std::thread([impl = impl_.get()] {
-    impl->http.listen_after_bind();
-    impl->listen_returned = true;
-  });
-  while (!impl_->http.is_running() && !impl_->listen_returned) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  impl_->port = impl_->http.serve(kHost, port, "proxy", "in use? --port 0 picks a free port");
   return impl_->port;
 }
 
 void ProxyServer::stop() {
   if (!impl_) return;
   impl_->stopping = true;
-  impl_->http.stop();
-  if (impl_->thread.joinable()) impl_->thread.join();
+  impl_->http.stop_serving();
 }
 
 void ProxyServer::interrupt() {
@@ -452,9 +436,7 @@ void ProxyServer::interrupt() {
   impl_->http.stop();
 }
 
-void ProxyServer::wait() {
-  if (impl_->thread.joinable()) impl_->thread.join();
-}
+void ProxyServer::wait() { impl_->http.wait(); }
 
 std::size_t ProxyServer::exchanges() const { return impl_->written.load(); }
 
