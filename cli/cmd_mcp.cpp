@@ -6,12 +6,12 @@
 #include <fmt/ranges.h>
 
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/serve_until_signal.hpp"
 #include "cli/keep_until_exit.hpp"
 #include "core/error.hpp"
 #include "engine/build_info.hpp"
@@ -40,12 +40,6 @@ struct McpArgs {
   engine::SourceFlags git;
   std::string profile = "okf";
 };
-
-mcp::HttpServer* g_http = nullptr;
-
-void on_signal(int) {
-  if (g_http) g_http->interrupt();
-}
 
 std::vector<std::string> split_commas(const std::string& text) {
   std::vector<std::string> out;
@@ -102,11 +96,7 @@ int run_mcp(const McpArgs& a) {
                tools.c_str());
   std::printf("%d\n", port);  // for scripts that asked for --port 0
   std::fflush(stdout);
-  g_http = &http;
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
-  http.wait();
-  g_http = nullptr;
+  serve_until_signal(http);
   std::fprintf(stderr, "okfbench mcp: stopped\n");
   return 0;
 }

@@ -4,13 +4,13 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <csignal>
 #include <cstdio>
 #include <memory>
 
 #include "agents/mock_server.hpp"
 #include "agents/reference_agents.hpp"
 #include "cli/commands.hpp"
+#include "cli/serve_until_signal.hpp"
 #include "engine/judge.hpp"
 #include "engine/limits.hpp"
 #include "engine/number_option.hpp"
@@ -26,12 +26,6 @@ struct MockArgs {
   std::uint64_t seed = 0;
   std::string agent;  // a reference agent instead of the sim
 };
-
-agents::MockServer* g_server = nullptr;
-
-void on_signal(int) {
-  if (g_server) g_server->interrupt();
-}
 
 int run_mock_server(const MockArgs& a) {
   std::vector<agents::Fault> faults = agents::parse_faults(a.fault);
@@ -52,11 +46,7 @@ int run_mock_server(const MockArgs& a) {
                a.fault.empty() ? "none" : a.fault.c_str());
   std::printf("%d\n", port);  // for scripts that asked for --port 0
   std::fflush(stdout);
-  g_server = &server;
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
-  server.wait();
-  g_server = nullptr;
+  serve_until_signal(server);
   std::fprintf(stderr, "okfbench mock-server: stopped after %zu request(s)\n", server.requests());
   return 0;
 }

@@ -2,13 +2,13 @@
 // model provider (proxy/server.hpp); one JSON line per exchange in the log.
 #include <CLI/CLI.hpp>
 
-#include <csignal>
 #include <cstdio>
 #include <map>
 #include <memory>
 
 #include "agents/secrets.hpp"
 #include "cli/commands.hpp"
+#include "cli/serve_until_signal.hpp"
 #include "engine/limits.hpp"
 #include "engine/number_option.hpp"
 #include "proxy/server.hpp"
@@ -26,12 +26,6 @@ struct ProxyArgs {
   double request_deadline_s = 30;
 };
 
-proxy::ProxyServer* g_proxy = nullptr;
-
-void on_signal(int) {
-  if (g_proxy) g_proxy->interrupt();
-}
-
 int run_proxy(ProxyArgs a) {
   a.options.workers = static_cast<std::size_t>(a.workers);
   a.options.max_body_bytes = static_cast<std::size_t>(a.max_body_mib) << 20;
@@ -48,11 +42,7 @@ int run_proxy(ProxyArgs a) {
                server.url().c_str(), a.options.log_path.c_str());
   std::printf("%d\n", port);  // for scripts that asked for --port 0
   std::fflush(stdout);
-  g_proxy = &server;
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
-  server.wait();
-  g_proxy = nullptr;
+  serve_until_signal(server);
   std::fprintf(stderr, "okfbench proxy: stopped after %zu exchange(s)\n", server.exchanges());
   return 0;
 }
