@@ -65,22 +65,29 @@ std::size_t check_answers(const std::filesystem::path& path, const datasets::Que
   return answers;
 }
 
-reports::GradeInput grade_input(const AnswerLine& line, const retrieval::Bundle* bundle, bool judged) {
-  const datasets::Question& q = *line.question;
+reports::GradeInput question_grade_input(const datasets::Question& q, std::string answer,
+                                         const std::function<const retrieval::Concept*(const std::string&)>& reference) {
   reports::GradeInput in;
   in.question_id = q.id;
   in.question = q.text;
   in.relevant = reports::Judgments(q.relevant.begin(), q.relevant.end());
   in.answer_facts = q.answer_facts;
   in.fact_importance = nugget_importance(q);
-  in.answer = line.answer;
+  in.answer = std::move(answer);
+  for (const auto& [id, grade] : q.relevant) {
+    const retrieval::Concept* c = reference && grade > 0 ? reference(id) : nullptr;
+    if (c) in.references.push_back({id, c->title + "\n\n" + c->body});
+  }
+  return in;
+}
+
+reports::GradeInput grade_input(const AnswerLine& line, const retrieval::Bundle* bundle, bool judged) {
+  std::function<const retrieval::Concept*(const std::string&)> reference;
+  if (judged && bundle) reference = [bundle](const std::string& id) { return bundle->find(id); };
+  reports::GradeInput in = question_grade_input(*line.question, line.answer, reference);
   in.citations = reports::cited_ids(line.answer, [&](const std::string& id) { return !bundle || bundle->find(id); });
   in.end = line.answer.find_first_not_of(" \t\r\n") == std::string::npos ? reports::TrialEnd::no_answer
                                                                           : reports::TrialEnd::answered;
-  for (const auto& [id, grade] : q.relevant) {
-    const retrieval::Concept* c = judged && bundle && grade > 0 ? bundle->find(id) : nullptr;
-    if (c) in.references.push_back({id, c->title + "\n\n" + c->body});
-  }
   return in;
 }
 

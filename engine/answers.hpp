@@ -40,6 +40,13 @@ void for_each_answer(const std::filesystem::path& path, const datasets::Question
 std::size_t check_answers(const std::filesystem::path& path, const datasets::QuestionSet& set,
                           const std::string& questions_file);
 
+// What the graders see of an answer to `q` but its citations and end: the
+// question, its judgments and facts and, when `reference` is set (a judge
+// grades), the text of each relevant concept it finds. Shared by a run's
+// trials and `okfbench grade`.
+reports::GradeInput question_grade_input(const datasets::Question& q, std::string answer,
+                                         const std::function<const retrieval::Concept*(const std::string&)>& reference);
+
 // What the graders see of one answer. Without a bundle every bracketed id
 // counts as a citation; with one, only its concepts do, and when `judged`
 // the judge reads the text of the relevant concepts.

@@ -15,6 +15,7 @@
 #include "agents/secrets.hpp"
 #include "agents/sim_model.hpp"
 #include "agents/sim_profile_file.hpp"
+#include "engine/answers.hpp"
 #include "engine/judge.hpp"
 #include "engine/transcripts.hpp"
 #include "engine/trial_model.hpp"
@@ -270,20 +271,12 @@ void run_agent_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets::Q
 // relevant concepts' text as its reference.
 void grade_trial(reports::TrialRecord& r, const LoadedBundle& b, const datasets::Question& q,
                  const std::vector<reports::Grader>& graders) {
-  reports::GradeInput in;
-  in.question_id = q.id;
-  in.question = q.text;
-  in.relevant = reports::Judgments(q.relevant.begin(), q.relevant.end());
-  in.answer_facts = q.answer_facts;
-  in.fact_importance = nugget_importance(q);
-  in.answer = r.answer;
+  const bool judged = std::any_of(graders.begin(), graders.end(), [](const reports::Grader& g) { return g.name == "judge"; });
+  std::function<const retrieval::Concept*(const std::string&)> reference;
+  if (judged) reference = [&b](const std::string& id) { return find_concept(b, id); };
+  reports::GradeInput in = question_grade_input(q, r.answer, reference);
   in.citations = r.citations;
   in.end = reports::trial_end(r);
-  const bool judged = std::any_of(graders.begin(), graders.end(), [](const reports::Grader& g) { return g.name == "judge"; });
-  for (const auto& [id, grade] : q.relevant) {
-    const retrieval::Concept* c = judged && grade > 0 ? find_concept(b, id) : nullptr;
-    if (c) in.references.push_back({id, c->title + "\n\n" + c->body});
-  }
   reports::Grading grading = reports::grade_all(graders, in);
   r.grades = std::move(grading.grades);
   r.judge_usage = std::move(grading.judge_usage);

@@ -168,6 +168,19 @@ void require_known_metrics(const std::vector<Threshold>& thresholds, const std::
   }
 }
 
+// One configuration's metrics, base trials against candidate trials, and its
+// threshold checks, added to `out`.
+void add_config(Comparison& out, const ConfigKey& key, const std::map<PairKey, const TrialRecord*>& base,
+                const std::map<PairKey, const TrialRecord*>& candidate, const std::vector<std::string>& names,
+                const PricingTable& pricing, const CompareOptions& options) {
+  ConfigComparison config{std::get<0>(key), std::get<1>(key), std::get<2>(key), {}};
+  for (const auto& metric : names) {
+    if (auto m = compare_metric(base, candidate, metric, pricing, options)) config.metrics.push_back(*m);
+  }
+  for (const auto& t : options.thresholds) out.checks.push_back(check(t, key, &config));
+  out.configs.push_back(std::move(config));
+}
+
 }  // namespace
 
 Comparison compare_runs(const std::vector<TrialRecord>& base, const std::vector<TrialRecord>& candidate,
@@ -187,12 +200,7 @@ Comparison compare_runs(const std::vector<TrialRecord>& base, const std::vector<
       for (const auto& t : options.thresholds) out.checks.push_back(check(t, key, nullptr));
       continue;
     }
-    ConfigComparison config{std::get<0>(key), std::get<1>(key), std::get<2>(key), {}};
-    for (const auto& metric : names) {
-      if (auto m = compare_metric(base_trials, it->second, metric, pricing, options)) config.metrics.push_back(*m);
-    }
-    for (const auto& t : options.thresholds) out.checks.push_back(check(t, key, &config));
-    out.configs.push_back(std::move(config));
+    add_config(out, key, base_trials, it->second, names, pricing, options);
   }
   if (out.configs.empty()) {
     // A gate that compared nothing must not pass quietly.
@@ -215,12 +223,7 @@ Comparison compare_within_run(const std::vector<TrialRecord>& records, const Pri
     auto it = index.find({std::get<0>(key), std::get<1>(key), candidate_label});
     if (it == index.end()) continue;
     const ConfigKey pair_key{std::get<0>(key), std::get<1>(key), candidate_label + " against " + baseline_label};
-    ConfigComparison config{std::get<0>(pair_key), std::get<1>(pair_key), std::get<2>(pair_key), {}};
-    for (const auto& metric : names) {
-      if (auto m = compare_metric(base_trials, it->second, metric, pricing, options)) config.metrics.push_back(*m);
-    }
-    for (const auto& t : options.thresholds) out.checks.push_back(check(t, pair_key, &config));
-    out.configs.push_back(std::move(config));
+    add_config(out, pair_key, base_trials, it->second, names, pricing, options);
   }
   if (out.configs.empty()) {
     throw InputError(fmt::format("'{}' and '{}' never ran on the same bundle and question set in this run, so there are "
