@@ -584,9 +584,7 @@ std::vector<PromptBlock> SimModel::blocks(const ChatRequest& request) {
 }
 
 std::int64_t SimModel::output_tokens(const ChatRequest& request, const Message& message) const {
-  auto n = static_cast<std::int64_t>(counter_.count(message.content));
-  for (const ToolCall& c : message.tool_calls) n += static_cast<std::int64_t>(counter_.count(c.name) + counter_.count(c.arguments));
-  return overheads_of(request).billed(n);
+  return overheads_of(request).billed(text_tokens(message, counter_));
 }
 
 ChatResponse SimModel::chat(const ChatRequest& request) {

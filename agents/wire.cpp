@@ -24,6 +24,13 @@ const char* to_string(StopReason stop) {
   return "other";
 }
 
+std::int64_t text_tokens(const Message& message, const retrieval::TokenCounter& counter) {
+  auto tokens = static_cast<std::int64_t>(counter.count(message.content));
+  for (const ToolCall& call : message.tool_calls)
+    tokens += static_cast<std::int64_t>(counter.count(call.name) + counter.count(call.arguments));
+  return tokens;
+}
+
 std::string system_prompt(const ChatRequest& request) {
   if (!request.messages.empty() && request.messages.front().role == Role::system)
     return request.messages.front().content;

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "retrieval/token_counter.hpp"
+
 namespace okfbench::agents {
 
 enum class Role { system, user, assistant, tool };
@@ -80,6 +82,11 @@ const char* to_string(StopReason stop);
 
 // The leading system prompt of a request ("" when there is none).
 std::string system_prompt(const ChatRequest& request);
+
+// The tokens of a message's text: its content and each tool call's name and
+// arguments, with no role or per-message overhead (what a reply's output is
+// counted as, and what the proxy counts per message of a request).
+std::int64_t text_tokens(const Message& message, const retrieval::TokenCounter& counter);
 
 // Adds a to b, field by field; unknown stays unknown if either side is unknown.
 // Sums saturate at INT64_MAX instead of wrapping (core/saturate.hpp).

@@ -249,20 +249,13 @@ Link Conversations::link(Api api, const std::vector<Message>& messages) {
   return link;
 }
 
-std::int64_t message_tokens(const Message& message, const retrieval::TokenCounter& counter) {
-  auto tokens = static_cast<std::int64_t>(counter.count(message.content));
-  for (const agents::ToolCall& call : message.tool_calls)
-    tokens += static_cast<std::int64_t>(counter.count(call.name) + counter.count(call.arguments));
-  return tokens;
-}
-
 TokenCounts count_tokens(const agents::ChatRequest& request, std::size_t shared_messages,
                          const retrieval::TokenCounter& counter) {
   TokenCounts t;
   if (!request.tools.empty())
     t.tool_definitions = static_cast<std::int64_t>(counter.count(agents::openai::tools_to_json(request.tools)));
   for (std::size_t i = 0; i < request.messages.size(); ++i) {
-    std::int64_t n = message_tokens(request.messages[i], counter);
+    std::int64_t n = agents::text_tokens(request.messages[i], counter);
     t.request += n;
     if (i < shared_messages) t.resent += n;
   }

@@ -125,7 +125,6 @@ struct TokenCounts {
   std::int64_t fresh = 0;  // new_tokens
 };
 
-std::int64_t message_tokens(const agents::Message& message, const retrieval::TokenCounter& counter);
 TokenCounts count_tokens(const agents::ChatRequest& request, std::size_t shared_messages,
                          const retrieval::TokenCounter& counter);
 
