@@ -36,6 +36,7 @@ trap 'rm -rf "$root"' EXIT
 dpkg-deb -x "$deb" "$root"
 (cd "$root" && env -u OKFBENCH_HOME "$root/usr/bin/okfbench" run --dry-run >"$root/dry-run.txt" 2>"$root/dry-run.err") ||
   fail "the unpacked okfbench could not plan the default experiment: $(tail -3 "$root/dry-run.err")"
-grep -q " trials, about " "$root/dry-run.txt" || fail "unexpected dry run: $(tail -3 "$root/dry-run.txt")"
+# The forecast's total row: the 240 trials of the default experiment and their input tokens.
+grep -Eq '^ *total +240 +[0-9,]+ ' "$root/dry-run.txt" || fail "unexpected dry run: $(tail -3 "$root/dry-run.txt")"
 echo "check-deb: OK $(basename "$deb") ($(dpkg-deb -f "$deb" Installed-Size) KiB installed)"
 echo "check-deb: Depends: $depends"
