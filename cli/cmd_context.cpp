@@ -151,7 +151,7 @@ void add_context_command(CLI::App& app, Action& action) {
   cmd->add_option("--profile", args->profile, "Bundle profile: okf, repo, lessons (lifecycle selection) or expertise")
       ->capture_default_str();
   cmd->add_option("--usage-tag", args->options.filters.usage_tag,
-                  "Only concepts with this usage tag (debugging, onboarding, ...; retrieval/README.md)");
+                  "Only concepts with this usage tag (debugging, onboarding, ...; retrieval/docs/wikilinks.md)");
   cmd->add_flag("--no-citations", args->no_citations, "Leave the Citations lines out of the blocks");
   cmd->add_flag("--json", args->json, "Print the pack as JSON");
   add_source_flags(*cmd, args->git);

@@ -152,7 +152,7 @@ void add_search_command(CLI::App& app, Action& action) {
   cmd->add_option("--tag", args->tags, "Only concepts with this tag (repeatable; all must match)");
   cmd->add_option("--layer", args->layer, "Only concepts in this top-level directory");
   cmd->add_option("--usage-tag", args->usage_tag,
-                  "Only concepts with this usage tag (debugging, onboarding, ...; retrieval/README.md)");
+                  "Only concepts with this usage tag (debugging, onboarding, ...; retrieval/docs/wikilinks.md)");
   cmd->add_flag("--json", args->json,
                 "Print {query, hits: [{rank, id, score, title, description, type}]} (bundle too with several)");
   add_search_flags(*cmd, args->flags);

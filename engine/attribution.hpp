@@ -1,6 +1,6 @@
 #pragma once
 // Cost attribution: one model call's input tokens split by where they came
-// from. Origins (reports/README.md, "Cost attribution"):
+// from. Origins (reports/docs/attribution.md):
 //   tools               the tool definitions
 //   system              the system prompt
 //   question            the user message that asks the question (on the

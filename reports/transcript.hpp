@@ -1,6 +1,6 @@
 #pragma once
 // Transcripts: every trial's whole conversation, stored beside its record in
-// RUN_DIR/transcripts.jsonl.zst (the format is in reports/README.md,
+// RUN_DIR/transcripts.jsonl.zst (the format is in reports/docs/transcripts.md,
 // "Transcripts"). The runner appends one trial at a time as trials finish;
 // `okfbench show` and the explorer read them.
 //

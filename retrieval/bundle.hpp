@@ -296,7 +296,7 @@ class Bundle {
   std::vector<LogEntry> history(std::string_view concept_id = {}) const;
 
   // Writes a new concept and a root log.md entry into the bundle and adds
-  // the concept to this Bundle (rules in retrieval/README.md, "remember()").
+  // the concept to this Bundle (rules in retrieval/docs/bundle-rules.md, "remember()").
   // Never throws: every refusal and every system error is
   // Remembered::error, and then nothing stays written. Not safe to call
   // concurrently with other calls on the same Bundle; Bundles in other

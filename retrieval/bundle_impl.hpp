@@ -226,7 +226,7 @@ struct Bundle::Impl {
   std::optional<std::size_t> position(std::string_view id) const;
   // What a link path names: a concept id, "<dir>/index", "<dir>/log", or "".
   std::string resolve_path(const ResolvedHref& href, bool& is_edge) const;
-  // The concept a wikilink target names (rules in retrieval/README.md,
+  // The concept a wikilink target names (rules in retrieval/docs/wikilinks.md,
   // "Wikilinks"), or "". `is_edge` is false for an attachment ("photo.png").
   std::string resolve_wikilink(std::string_view target, bool& is_edge) const;
   void index_names();

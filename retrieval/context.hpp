@@ -14,7 +14,7 @@
 //   Guarantee: counter.count(pack.text) <= budget_tokens, counted over the
 //   exact final text.
 //
-// Strategy `weaver` (contextweaver's select_knowledge; retrieval/README.md, context()):
+// Strategy `weaver` (contextweaver's select_knowledge; retrieval/docs/context.md):
 //   every live concept scored by Jaccard(query words, words of body + title +
 //   tags) + confidence clamped to [0, 1] (frontmatter `confidence`, default
 //   1); sorted by score descending then id; the first `k` (0 = all) packed

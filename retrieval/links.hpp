@@ -1,7 +1,7 @@
 #pragma once
 // Link targets: how an href written in a concept becomes a bundle path.
 //
-// Rules (OKF v0.2 section 6; retrieval/README.md, "Rules and decisions"): "/x.md" is relative to the
+// Rules (OKF v0.2 section 6; retrieval/docs/bundle-rules.md): "/x.md" is relative to the
 // bundle root, "x.md" and "./x.md" to the linking file's directory, "dir/"
 // means "dir/index.md"; targets are percent-decoded and "#fragment" /
 // "?query" suffixes dropped. Hrefs with a URL scheme ("https:", "mailto:")

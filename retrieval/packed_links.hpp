@@ -3,8 +3,8 @@
 // resolution) packed into one string. A bundle keeps them beside the
 // resolved links so that remember() can resolve every link again; held as
 // RawLink vectors they took about 144 bytes and up to four heap blocks a
-// link, now their text and a few bytes each (retrieval/README.md, "The
-// persistent index", the memory figures).
+// link, now their text and a few bytes each (retrieval/docs/index-cache.md,
+// the memory figures).
 //
 // Layout of one link: varint line, one flags byte (bit 0 from_frontmatter,
 // bits 1-2 the LinkForm), then href, text, relation and written, each a

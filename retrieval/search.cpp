@@ -398,7 +398,7 @@ class Builder {
     // Each term's raw postings are freed as its final ones are made, in
     // pieces the allocator keeps but cannot reuse for the larger final
     // vectors; handing them back every few million postings lowers a
-    // 100,000-concept build's peak by about 20 MB (retrieval/README.md).
+    // 100,000-concept build's peak by about 20 MB (retrieval/docs/index-cache.md).
     constexpr std::size_t kTrimEvery = std::size_t{1} << 22;
     std::size_t since_trim = 0;
     for (std::uint32_t t : order) {

@@ -8,7 +8,7 @@
 // anything that is not a letter or a digit), plus every tag its frontmatter
 // names under `usage:` (a string or a list of strings). Tags come in the
 // order of usage_rules(), then frontmatter tags in the order written; no tag
-// twice. The rules are listed in retrieval/README.md ("Usage tags").
+// twice. The rules are listed in retrieval/docs/wikilinks.md ("Usage tags").
 #include <span>
 #include <string>
 #include <string_view>

@@ -16,5 +16,7 @@ OKFBENCH_UPDATE_GOLDEN=1 "$build/tests/test_cli" --gtest_brief=1 --gtest_filter=
 "$build/cli/okfbench" help --markdown >cli/CLI.md
 # README.md's picture of the layers, from the libraries' link lists.
 scripts/layers.sh --build "$build"
+# README.md's run output and the verdict line of reports/docs/headline.md, from a real run.
+scripts/run-figures.sh --build "$build"
 
-git status --short tests/golden cli/CLI.md README.md
+git status --short tests/golden cli/CLI.md README.md reports/docs/headline.md

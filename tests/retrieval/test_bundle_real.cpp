@@ -1,6 +1,6 @@
 // The four real OKF bundles from the reference data and the project's demo
 // bundle. Counts were checked by hand against the files (grep for "](" minus
-// external URLs per concept file; retrieval/README.md, "Real bundles").
+// external URLs per concept file; retrieval/docs/real-bundles.md).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
