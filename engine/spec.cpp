@@ -51,7 +51,7 @@ const std::set<std::string> kExternalKeys = {"command", "label", "timeout_s", "a
 const std::set<std::string> kRetrievalMethods = {"bm25f", "hybrid", "hybrid+rerank"};
 const std::set<std::string> kModelKeys = {"name", "label", "base_url", "api_key_env", "headers",
                                           "connect_timeout_seconds", "request_timeout_seconds",
-                                          "trial_deadline_seconds", "max_output_tokens", "temperature", "price", "replay"};
+                                          "trial_deadline_seconds", "max_output_tokens", "temperature", "price", "replay", "stream"};
 const std::set<std::string> kPriceKeys = {"input_per_mtok", "cached_input_per_mtok", "cache_write_per_mtok", "output_per_mtok"};
 std::set<std::string> every_tool() {
   std::set<std::string> out;
@@ -684,6 +684,7 @@ ModelSpec read_model_entry(const SpecReader& r, const YAML::Node& node, const st
       m.max_output_tokens = static_cast<int>(r.number(node["max_output_tokens"], key + ".max_output_tokens", limits::max_output_tokens));
     }
     if (node["temperature"]) m.temperature = r.number(node["temperature"], key + ".temperature", limits::temperature);
+    if (node["stream"]) m.stream = r.scalar<bool>(node["stream"], key + ".stream", "true or false");
     if (node["replay"]) m.replay = r.path_value(node["replay"], key + ".replay", r.base());
   }
   if (m.label.empty()) m.label = m.name;
@@ -699,8 +700,8 @@ ModelSpec read_model_entry(const SpecReader& r, const YAML::Node& node, const st
                                     "or fit one with okfbench calibrate", m.sim_profile.string()));
     }
   }
-  if (m.is_sim() && (!m.base_url.empty() || !m.api_key_env.empty() || !m.headers.empty())) {
-    r.fail(node, key, "sim runs offline: base_url, api_key_env and headers apply to openai: and anthropic: models");
+  if (m.is_sim() && (!m.base_url.empty() || !m.api_key_env.empty() || !m.headers.empty() || m.stream)) {
+    r.fail(node, key, "sim runs offline: base_url, api_key_env, headers and stream apply to openai: and anthropic: models");
   }
   return m;
 }

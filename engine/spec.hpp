@@ -81,6 +81,8 @@
 //       trial_deadline_seconds: 600     # everything one trial does with the model, retries and waits included
 //       max_output_tokens: 1024    # per call, 1 to 1000000
 //       temperature: 0             # 0 to 2
+//       stream: true               # our client streams (server-sent events); the record's turns then carry
+//                                  # first_token_ms beside ms; same usage and transcripts as without
 //       price: {input_per_mtok: 0.15, cached_input_per_mtok: 0.075, cache_write_per_mtok: 0.15,
 //               output_per_mtok: 0.60}  # dollars per million tokens; input and output required, the
 //                                       # cached and cache-write prices default to the input price;
@@ -217,6 +219,7 @@ struct ModelSpec {
   double trial_deadline_seconds = kDefaultTrialDeadlineSeconds;
   std::optional<int> max_output_tokens;
   std::optional<double> temperature;
+  bool stream = false;  // stream: true, openai: and anthropic: models
   std::optional<reports::ModelPrice> price;  // price.model is the label
   std::filesystem::path replay;              // folder of per-trial cassettes; "" = call the model
   std::filesystem::path cassette;            // replay:CASSETTE, resolved against the spec's folder

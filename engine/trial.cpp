@@ -59,7 +59,10 @@ agents::ChatResponse PacedModel::chat(const agents::ChatRequest& request) {
     Clock::time_point start;
     ~Timer() { ms += ms_since(start); }
   } timer{ms_, start};
-  return inner_->chat(request);
+  agents::reset_call_timing();
+  agents::ChatResponse response = inner_->chat(request);
+  timings_.push_back(agents::last_call_timing());
+  return response;
 }
 
 agents::Provider provider_of(const ModelSpec& m) {
@@ -80,6 +83,7 @@ agents::Endpoint endpoint_for(const ExperimentSpec& spec, const ModelSpec& m) {
   e.origin = fmt::format("{}: model {}", spec.file.empty() ? spec.name : spec.file.string(), m.label);
   e.retry.connect_timeout_seconds = m.connect_timeout_seconds;
   e.retry.timeout_seconds = m.request_timeout_seconds;
+  e.stream = m.stream;
   return agents::resolve_endpoint(provider_of(m), e);
 }
 
@@ -301,6 +305,10 @@ void run_external(reports::TrialRecord& r, TrialSetup& s, const PlannedTrial& t,
   r.error = std::move(ran.error);
   r.error_class = std::move(ran.error_class);
   r.timings.model_ms = ran.model_ms;
+  for (std::size_t i = 0; i < r.turns.size(); ++i) {
+    r.turns[i].ms = ran.turn_ms[i];
+    r.turns[i].first_token_ms = ran.first_token_ms[i];
+  }
   add_evidence(r, q, b);
   for (std::size_t i = 0; i < r.turns.size(); ++i) {
     reports::TranscriptTurn turn;
@@ -310,6 +318,18 @@ void run_external(reports::TrialRecord& r, TrialSetup& s, const PlannedTrial& t,
     turn.output_tokens = r.turns[i].output_tokens;
     turn.ms = ran.turn_ms[i];
     transcript.turns.push_back(std::move(turn));
+  }
+}
+
+// Each turn's HTTP timing, when every call made one request (a retried or
+// failed call leaves the turns and the calls out of step: none is set then).
+void add_turn_timings(std::vector<reports::TurnRecord>& turns, const std::vector<std::optional<agents::CallTiming>>& timings,
+                      bool streamed) {
+  if (turns.size() != timings.size()) return;
+  for (std::size_t i = 0; i < turns.size(); ++i) {
+    if (!timings[i]) continue;
+    turns[i].ms = timings[i]->ms;
+    if (streamed) turns[i].first_token_ms = timings[i]->first_byte_ms;
   }
 }
 
@@ -459,6 +479,7 @@ TrialOutcome run_trial(TrialSetup& s, const PlannedTrial& t) {
         run_agent_trial(r, b, q, *recorder, settings, s.counter, retrieval_ms);
       }
       r.timings.model_ms = model->ms();
+      add_turn_timings(r.turns, model->timings(), settings.stream);
     }
   } catch (const std::exception& e) {
     r.error = e.what();

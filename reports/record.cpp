@@ -177,6 +177,8 @@ void to_json(json& j, const TurnRecord& v) {
            {"tool_calls", v.tool_calls},
            {"dropped_tool_calls", v.dropped_tool_calls}};
   if (!v.attribution.empty()) j["attribution"] = v.attribution;
+  if (v.ms) j["ms"] = *v.ms;
+  if (v.first_token_ms) j["first_token_ms"] = *v.first_token_ms;
 }
 
 void from_json(const json& j, TurnRecord& v) {
@@ -189,6 +191,8 @@ void from_json(const json& j, TurnRecord& v) {
   read(j, "tool_calls", v.tool_calls);
   read_count(j, "dropped_tool_calls", v.dropped_tool_calls);
   read(j, "attribution", v.attribution);
+  read(j, "ms", v.ms);
+  read(j, "first_token_ms", v.first_token_ms);
 }
 
 void to_json(json& j, const PackedConcept& v) { j = json{{"id", v.id}, {"tokens", v.tokens}, {"reason", v.reason}}; }

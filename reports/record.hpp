@@ -115,6 +115,12 @@ struct TurnRecord {
   // provider, input_tokens minus their sum is the difference from its count).
   // Empty in records before schema 3 and when the call was not recorded.
   std::vector<InputShare> attribution;
+  // The call's time, start to end, and to its reply's first byte (a stream's
+  // first event): measured for provider calls over HTTP (first_token_ms only
+  // when the model streams) and by the proxy for external agents; unset for
+  // sim, replays and cache hits, and then absent from the JSON.
+  std::optional<double> ms;
+  std::optional<double> first_token_ms;
   bool operator==(const TurnRecord&) const = default;
 };
 
