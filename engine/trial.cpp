@@ -317,6 +317,13 @@ void run_external(reports::TrialRecord& r, TrialSetup& s, const PlannedTrial& t,
     turn.cache_write_tokens = r.turns[i].cache_write_tokens;
     turn.output_tokens = r.turns[i].output_tokens;
     turn.ms = ran.turn_ms[i];
+    // The proxy keeps no message text: a reply is there (empty) when the
+    // provider reported usage, else the exchange failed.
+    if (r.turns[i].input_tokens) {
+      turn.reply = reports::TranscriptMessage{"assistant", "", {}, "", ""};
+    } else {
+      turn.error = "the exchange reported no usage (failed, cut, or streamed without usage)";
+    }
     transcript.turns.push_back(std::move(turn));
   }
 }

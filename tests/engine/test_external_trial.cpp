@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "agents/mock_server.hpp"
+#include "engine/forecast.hpp"
 #include "engine/runner.hpp"
 #include "engine/spec.hpp"
 #include "reports/record.hpp"
@@ -227,6 +228,23 @@ TEST(ExternalTrial, ResumeSkipsStoredTrialsAndTheCostCapCountsProxyUsage) {
       test::run_command(fmt::format("{} show {} {}", test::okfbench_binary().string(), (dir / "run").string(), key));
   EXPECT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("external agent=ours"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("last call failed"), std::string::npos) << text.out;
+  // The reports and the explorer hold its row like any other.
+  EXPECT_NE(test::read_file(dir / "run/report.md").find("external agent=ours"), std::string::npos);
+  EXPECT_NE(test::read_file(dir / "run/report.html").find("external agent=ours"), std::string::npos);
+}
+
+TEST(ExternalTrial, TheForecastRunsOurLoopInTheAgentsPlace) {
+  const fs::path dir = test::fresh_dir("external-forecast");
+  const std::string external = "    - {command: [does-not-run-offline], label: theirs}";
+  const ExperimentSpec spec = load_spec(write_external_spec(dir, external, "http://127.0.0.1:9", 2));
+  const Forecast f = forecast_run(spec, quiet_run(dir / "run"));
+  ASSERT_EQ(f.rows.size(), 1u);
+  EXPECT_EQ(f.rows[0].config, "external agent=theirs model=openai:mock cache=provider");
+  EXPECT_EQ(f.rows[0].trials, 2u);
+  EXPECT_GT(f.rows[0].input_tokens.value, 0);
+  EXPECT_GT(f.rows[0].calls.value, 2) << "several turns of the agent loop per question";
+  ASSERT_TRUE(f.rows[0].usd);
 }
 
 TEST(ExternalTrial, OurOwnAgentBehindTheProxyMeasuresWhatTheAgentPathDoes) {
