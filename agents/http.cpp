@@ -21,12 +21,16 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+thread_local std::optional<CallTiming> t_last_timing;
+
 void global_init() {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
 struct Exchange {
+  std::chrono::steady_clock::time_point start;
+  std::optional<double> first_byte_ms;
   std::string body;
   std::optional<double> retry_after;
   std::size_t limit = 0;
@@ -38,6 +42,9 @@ struct Exchange {
 std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
   auto* exchange = static_cast<Exchange*>(user);
   std::size_t n = size * count;
+  if (!exchange->first_byte_ms && n > 0)
+    exchange->first_byte_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - exchange->start).count();
   if (n > exchange->limit - exchange->body.size()) {
     exchange->too_large = true;
     return 0;
@@ -105,6 +112,7 @@ Attempt attempt_once(const std::string& url, const Headers& headers, const std::
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error);
   const auto start = Clock::now();
+  a.exchange.start = start;
   a.code = curl_easy_perform(h);
   a.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (a.code != CURLE_OK) a.transport_error = error[0] ? error : curl_easy_strerror(a.code);
@@ -207,8 +215,10 @@ HttpResult post_json(const std::string& url, const Headers& headers, const std::
     if (left <= 0) stopped_at_deadline_at(n - 1);
     Attempt a = attempt_once(url, headers, body, policy, std::min(policy.deadline_seconds - elapsed, left));
     elapsed += a.seconds;
-    if (a.code == CURLE_OK && a.status >= 200 && a.status < 300)
+    if (a.code == CURLE_OK && a.status >= 200 && a.status < 300) {
+      t_last_timing = CallTiming{a.seconds * 1000, a.exchange.first_byte_ms};
       return HttpResult{a.status, json_util::valid_utf8(a.exchange.body), a.exchange.retry_after, n};
+    }
     last = describe(a, policy);
     if (classify(a) == Failure::permanent) {
       const char* hint = a.code == CURLE_OK && !oversized(a) ? "not retried: fix the request, model name or API key"
@@ -229,5 +239,8 @@ HttpResult post_json(const std::string& url, const Headers& headers, const std::
   fail(Failure::transient, fmt::format("{}: failed after {} attempt(s); last error: {}", what, attempts, last),
        secrets);
 }
+
+void reset_call_timing() { t_last_timing.reset(); }
+std::optional<CallTiming> last_call_timing() { return t_last_timing; }
 
 }  // namespace okfbench::agents

@@ -83,6 +83,18 @@ using Headers = std::vector<std::pair<std::string, std::string>>;
 HttpResult post_json(const std::string& url, const Headers& headers, const std::string& body,
                      const RetryPolicy& policy, const std::string& what);
 
+// The timing of the last successful post_json on this thread: the attempt
+// that answered, start to end, and to the first byte of its body (for a
+// stream, its first event). Read by callers that time calls per turn
+// (engine's PacedModel); nullopt after reset_call_timing() until a
+// post_json on this thread succeeds.
+struct CallTiming {
+  double ms = 0;
+  std::optional<double> first_byte_ms;
+};
+void reset_call_timing();
+std::optional<CallTiming> last_call_timing();
+
 // Seconds from a Retry-After value (delta-seconds or an HTTP date); nullopt if unparsable.
 std::optional<double> parse_retry_after(const std::string& value);
 

@@ -65,6 +65,7 @@ inline constexpr Int max_turns{1, 1000};
 inline constexpr Int judge_votes{1, reports::kMaxJudgeVotes};  // spec judge.votes
 inline constexpr Int max_body_chars{1, 100'000'000};
 inline constexpr Int index_char_budget{1, 100'000'000};
+inline constexpr RealRange external_timeout_seconds{1, 86'400};  // paths.external.timeout_s
 
 // Search and evaluation flags (and the regression specs' index and search keys).
 inline constexpr Int search_k{1, 1000};

@@ -38,6 +38,8 @@ std::string config_retrieval(const std::string& method) { return method == "bm25
 
 }  // namespace
 
+bool runs_external(const ModelSpec& m) { return m.calls_provider() || !m.stand_in_cache.empty(); }
+
 std::vector<reports::PathConfig> path_configs(const ExperimentSpec& spec) {
   std::vector<reports::PathConfig> base;
   if (spec.context) {
@@ -86,9 +88,16 @@ std::vector<reports::PathConfig> path_configs(const ExperimentSpec& spec) {
                                    spec.file.string()));
     }
   }
+  for (const ExternalAgent& agent : spec.external) {
+    reports::PathConfig c;
+    c.kind = reports::PathKind::external;
+    c.external = agent.label;
+    base.push_back(c);
+  }
   std::vector<reports::PathConfig> out;
   for (const auto& c : base) {
     for (const auto& model : spec.models) {
+      if (c.kind == reports::PathKind::external && !runs_external(model)) continue;
       // Cache models simulate a provider's cache; a real provider (or sim standing in for one) has its own.
       const bool simulated = model.is_sim() && model.stand_in_cache.empty();
       const std::vector<std::string> caches = simulated ? spec.cache_models : std::vector<std::string>{"provider"};

@@ -13,9 +13,14 @@
 namespace okfbench::engine {
 
 // The spec's path configurations crossed with its models and cache models:
-// context configurations first, then agent ones. Throws InputError when no
-// agent tool list fits a surface.
+// context configurations first, then agent ones, then external ones (with
+// the models runs_external admits only). Throws InputError when no agent
+// tool list fits a surface.
 std::vector<reports::PathConfig> path_configs(const ExperimentSpec& spec);
+
+// A model an external agent is run with: one that calls a provider (its
+// endpoint is the proxy's upstream), or sim standing in for one in the forecast.
+bool runs_external(const ModelSpec& m);
 
 // The stable key of one trial (see runner.hpp).
 std::string trial_key(const ExperimentSpec& spec, const LoadedBundle& b, const datasets::Question& q,

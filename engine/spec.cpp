@@ -47,10 +47,11 @@ const std::set<std::string> kGenerateKeys = {"concepts", "seed", "layers", "ques
 const std::set<std::string> kConvertKeys = {"format", "source", "split", "concepts"};
 const std::set<std::string> kContextKeys = {"budget_tokens", "k", "hops", "strategy", "retrieval"};
 const std::set<std::string> kAgentKeys = {"surface", "tools", "max_turns", "max_body_chars", "index_char_budget", "retrieval"};
+const std::set<std::string> kExternalKeys = {"command", "label", "timeout_s", "answer", "upstream", "args"};
 const std::set<std::string> kRetrievalMethods = {"bm25f", "hybrid", "hybrid+rerank"};
 const std::set<std::string> kModelKeys = {"name", "label", "base_url", "api_key_env", "headers",
                                           "connect_timeout_seconds", "request_timeout_seconds",
-                                          "trial_deadline_seconds", "max_output_tokens", "temperature", "price", "replay"};
+                                          "trial_deadline_seconds", "max_output_tokens", "temperature", "price", "replay", "stream"};
 const std::set<std::string> kPriceKeys = {"input_per_mtok", "cached_input_per_mtok", "cache_write_per_mtok", "output_per_mtok"};
 std::set<std::string> every_tool() {
   std::set<std::string> out;
@@ -467,9 +468,81 @@ void check_retrieval_fits(const SpecReader& r, const YAML::Node& node, const std
   }
 }
 
+void check_base_url(const SpecReader& r, const YAML::Node& node, const std::string& key, const std::string& url);
+
+// A list of strings (a scalar is a one-element list), none empty.
+std::vector<std::string> argv_list(const SpecReader& r, const YAML::Node& node, const std::string& key) {
+  std::vector<std::string> out = r.string_list(node, key);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (out[i].empty()) r.fail(node.IsSequence() ? node[i] : node, node.IsSequence() ? fmt::format("{}[{}]", key, i) : key,
+                               "an empty argument; remove it or give it a value");
+    if (out[i].find('\0') != std::string::npos) r.fail(node, key, "an argument holds a NUL byte");
+  }
+  return out;
+}
+
+// One entry of paths.external: one agent, or one per `args` list.
+void read_external_entry(const SpecReader& r, const YAML::Node& node, const std::string& key, ExperimentSpec& spec) {
+  r.check_keys(node, key, kExternalKeys);
+  if (!node["command"]) r.fail(node, key + ".command", "required: the agent's argv, e.g. command: [python3, my_agent.py]");
+  ExternalAgent base;
+  base.working_dir = r.base().empty() ? fs::current_path() : fs::absolute(r.base());
+  base.command = argv_list(r, node["command"], key + ".command");
+  if (node["timeout_s"]) base.timeout_s = r.number(node["timeout_s"], key + ".timeout_s", limits::external_timeout_seconds);
+  if (node["answer"]) {
+    const std::string answer = r.string_list(node["answer"], key + ".answer", {"stdout", "json"}).front();
+    if (node["answer"].IsSequence()) r.fail(node["answer"], key + ".answer", "expected one value: stdout or json");
+    base.answer_json = answer == "json";
+  }
+  if (node["upstream"]) {
+    base.upstream = r.expanded(node["upstream"], key + ".upstream");
+    check_base_url(r, node["upstream"], key + ".upstream", base.upstream);
+  }
+  std::vector<std::vector<std::string>> sweep{{}};
+  if (const YAML::Node args = node["args"]) {
+    if (!args.IsSequence() || args.size() == 0)
+      r.fail(args, key + ".args", "expected a list of argument lists, e.g. args: [[--fast], [--slow]]");
+    sweep.clear();
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const std::string at = fmt::format("{}.args[{}]", key, i);
+      if (args[i].IsSequence() && args[i].size() == 0) {
+        sweep.emplace_back();  // [] : the command alone
+        continue;
+      }
+      sweep.push_back(argv_list(r, args[i], at));
+    }
+  }
+  const std::string named = node["label"] ? r.scalar<std::string>(node["label"], key + ".label", "a string") : "";
+  if (node["label"] && named.empty()) r.fail(node["label"], key + ".label", "expected a non-empty label");
+  for (const auto& extra : sweep) {
+    ExternalAgent a = base;
+    a.command.insert(a.command.end(), extra.begin(), extra.end());
+    // With a label and several argument lists, each is labelled LABEL ARGS.
+    const std::string args_text = fmt::format("{}", fmt::join(extra, " "));
+    if (named.empty()) {
+      a.label = retrieval::escape_invalid_utf8(fmt::format("{}", fmt::join(a.command, " ")));
+    } else {
+      a.label = sweep.size() > 1 && !extra.empty() ? named + " " + args_text : named;
+    }
+    for (const ExternalAgent& other : spec.external)
+      if (other.label == a.label)
+        r.fail(node, key + ".label", fmt::format("two external agents are labelled \"{}\"; give each a label: of its own", a.label));
+    spec.external.push_back(std::move(a));
+  }
+}
+
+void read_external(const SpecReader& r, const YAML::Node& node, ExperimentSpec& spec) {
+  if (node.IsSequence()) {
+    if (node.size() == 0) r.fail(node, "paths.external", "expected at least one agent");
+    for (std::size_t i = 0; i < node.size(); ++i) read_external_entry(r, node[i], fmt::format("paths.external[{}]", i), spec);
+  } else {
+    read_external_entry(r, node, "paths.external", spec);
+  }
+}
+
 void read_paths(const SpecReader& r, const YAML::Node& node, ExperimentSpec& spec) {
-  if (!node) r.fail(node, "paths", "required: context:, agent: or both");
-  r.check_keys(node, "paths", {"context", "agent"});
+  if (!node) r.fail(node, "paths", "required: context:, agent:, external: or several");
+  r.check_keys(node, "paths", {"context", "agent", "external"});
   if (const YAML::Node c = node["context"]) {
     r.check_keys(c, "paths.context", kContextKeys);
     ContextSweep sweep;
@@ -514,7 +587,8 @@ void read_paths(const SpecReader& r, const YAML::Node& node, ExperimentSpec& spe
     check_tools_fit(r, a["tools"] ? a["tools"] : a, sweep);
     spec.agent = sweep;
   }
-  if (!spec.context && !spec.agent) r.fail(node, "paths", "name at least one of context: and agent:");
+  if (const YAML::Node e = node["external"]) read_external(r, e, spec);
+  if (!spec.context && !spec.agent && spec.external.empty()) r.fail(node, "paths", "name at least one of context:, agent: and external:");
 }
 
 
@@ -610,6 +684,7 @@ ModelSpec read_model_entry(const SpecReader& r, const YAML::Node& node, const st
       m.max_output_tokens = static_cast<int>(r.number(node["max_output_tokens"], key + ".max_output_tokens", limits::max_output_tokens));
     }
     if (node["temperature"]) m.temperature = r.number(node["temperature"], key + ".temperature", limits::temperature);
+    if (node["stream"]) m.stream = r.scalar<bool>(node["stream"], key + ".stream", "true or false");
     if (node["replay"]) m.replay = r.path_value(node["replay"], key + ".replay", r.base());
   }
   if (m.label.empty()) m.label = m.name;
@@ -625,8 +700,8 @@ ModelSpec read_model_entry(const SpecReader& r, const YAML::Node& node, const st
                                     "or fit one with okfbench calibrate", m.sim_profile.string()));
     }
   }
-  if (m.is_sim() && (!m.base_url.empty() || !m.api_key_env.empty() || !m.headers.empty())) {
-    r.fail(node, key, "sim runs offline: base_url, api_key_env and headers apply to openai: and anthropic: models");
+  if (m.is_sim() && (!m.base_url.empty() || !m.api_key_env.empty() || !m.headers.empty() || m.stream)) {
+    r.fail(node, key, "sim runs offline: base_url, api_key_env, headers and stream apply to openai: and anthropic: models");
   }
   return m;
 }
@@ -647,6 +722,12 @@ void read_models(const SpecReader& r, const YAML::Node& root, ExperimentSpec& sp
       }
     }
   }
+  const bool provider = std::any_of(spec.models.begin(), spec.models.end(), [](const ModelSpec& m) { return m.calls_provider(); });
+  if (!spec.external.empty() && !provider)
+    r.fail(root["paths"]["external"], "paths.external",
+           "an external agent calls a model through the run's proxy: add an openai:MODEL or anthropic:MODEL entry to "
+           "models: (its endpoint is the proxy's upstream, its name is OKFBENCH_MODEL; sim and replay models run no "
+           "external trials)");
   if (root["cache_models"]) spec.cache_models = r.string_list(root["cache_models"], "cache_models", {"none", "openai", "anthropic"});
 }
 
@@ -785,6 +866,7 @@ std::uint64_t trials_per_question(const ExperimentSpec& spec) {
     paths += times(times(times(a.surface.size(), a.tools.size()), times(a.max_turns.size(), budgets)),
                    a.retrieval.size());
   }
+  paths = std::min(cap, paths + spec.external.size());  // an upper bound: external runs with provider models only
   std::uint64_t models = 0;
   for (const auto& model : spec.models) models += model.is_sim() ? spec.cache_models.size() : 1;
   return times(times(std::min(paths, cap), std::min(models, cap)), static_cast<std::uint64_t>(spec.repeats));

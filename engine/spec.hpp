@@ -43,7 +43,7 @@
 //                                  # layers [0..8] (0 = automatic), questions [1..10000000]
 //     - convert: {format: beir, source: "${OKFBENCH_DATA}/collections/scifact",
 //                 split: test, concepts: [100, 1000, 5183]}  # subsets [1..10000000] that keep the judged documents
-//   paths:                         # REQUIRED, at least one of context and agent
+//   paths:                         # REQUIRED, at least one of context, agent and external
 //     context: {budget_tokens: [2000], k: [5], hops: [1], strategy: [grafito]}
 //                                  # budget_tokens [1..10000000], k [1..1000], hops [0..10]
 //       retrieval: [bm25f, hybrid] # the seed search: bm25f (default), hybrid or hybrid+rerank
@@ -55,6 +55,14 @@
 //       max_body_chars: [8000]     # [1..100000000] body characters open/read_concept return (default 8000)
 //       index_char_budget: [4000]  # [1..100000000] root index.md characters in the harnessx prompt (default 4000)
 //       retrieval: [bm25f]         # the search tool's method, as under context:
+//     external:                    # the user's own agent (engine/external_trial.hpp); a mapping or a list
+//       command: [python3, my_agent.py]  # REQUIRED: argv as given, no shell; run in the spec's folder
+//       label: mine                # how trials name it (default: the command and args joined by spaces); unique
+//       timeout_s: 300             # [1..86400] per question; past it the process group is killed
+//       answer: stdout             # stdout (the whole output, trimmed) or json ({"answer": "..."} on stdout)
+//       upstream: http://host:8080/v1   # the proxy's upstream; default the model's endpoint
+//       args: [[--fast], [--slow]] # a sweep: one configuration per list, appended to command
+//                                  # external configurations run with each openai: / anthropic: model
 //   models:                        # default [sim]; each entry a name or a mapping
 //     - sim                        # the offline model
 //     - sim:profiles/mini.yaml     # sim with a behaviour profile (agents/sim_profile.hpp),
@@ -73,6 +81,8 @@
 //       trial_deadline_seconds: 600     # everything one trial does with the model, retries and waits included
 //       max_output_tokens: 1024    # per call, 1 to 1000000
 //       temperature: 0             # 0 to 2
+//       stream: true               # our client streams (server-sent events); the record's turns then carry
+//                                  # first_token_ms beside ms; same usage and transcripts as without
 //       price: {input_per_mtok: 0.15, cached_input_per_mtok: 0.075, cache_write_per_mtok: 0.15,
 //               output_per_mtok: 0.60}  # dollars per million tokens; input and output required, the
 //                                       # cached and cache-write prices default to the input price;
@@ -174,6 +184,17 @@ struct AgentSweep {
   std::vector<std::string> retrieval = {"bm25f"};
 };
 
+// One agent command of paths.external (one per `args` entry).
+struct ExternalAgent {
+  std::string label;                 // unique among them; PathConfig::external
+  std::vector<std::string> command;  // argv, args appended
+  double timeout_s = 300;
+  bool answer_json = false;          // answer: json
+  std::string upstream;              // "" = the model's endpoint
+  std::filesystem::path working_dir; // the spec's folder
+  bool operator==(const ExternalAgent&) const = default;
+};
+
 // The judge a spec names (engine/judge.hpp builds it).
 struct JudgeSpec {
   std::string model = "sim";
@@ -198,6 +219,7 @@ struct ModelSpec {
   double trial_deadline_seconds = kDefaultTrialDeadlineSeconds;
   std::optional<int> max_output_tokens;
   std::optional<double> temperature;
+  bool stream = false;  // stream: true, openai: and anthropic: models
   std::optional<reports::ModelPrice> price;  // price.model is the label
   std::filesystem::path replay;              // folder of per-trial cassettes; "" = call the model
   std::filesystem::path cassette;            // replay:CASSETTE, resolved against the spec's folder
@@ -237,6 +259,7 @@ struct ExperimentSpec {
   std::vector<BundleSource> bundles;
   std::optional<ContextSweep> context;
   std::optional<AgentSweep> agent;
+  std::vector<ExternalAgent> external;  // empty: no paths.external
   std::vector<ModelSpec> models = {ModelSpec::named("sim")};
   std::vector<std::string> cache_models = {"none"};
   std::vector<std::string> graders = {"facts", "citations", "answered"};  // "judge" when judge is set

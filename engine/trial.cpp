@@ -16,6 +16,7 @@
 #include "agents/sim_model.hpp"
 #include "agents/sim_profile_file.hpp"
 #include "engine/answers.hpp"
+#include "engine/external_trial.hpp"
 #include "engine/judge.hpp"
 #include "engine/transcripts.hpp"
 #include "engine/trial_model.hpp"
@@ -58,7 +59,10 @@ agents::ChatResponse PacedModel::chat(const agents::ChatRequest& request) {
     Clock::time_point start;
     ~Timer() { ms += ms_since(start); }
   } timer{ms_, start};
-  return inner_->chat(request);
+  agents::reset_call_timing();
+  agents::ChatResponse response = inner_->chat(request);
+  timings_.push_back(agents::last_call_timing());
+  return response;
 }
 
 agents::Provider provider_of(const ModelSpec& m) {
@@ -79,6 +83,7 @@ agents::Endpoint endpoint_for(const ExperimentSpec& spec, const ModelSpec& m) {
   e.origin = fmt::format("{}: model {}", spec.file.empty() ? spec.name : spec.file.string(), m.label);
   e.retry.connect_timeout_seconds = m.connect_timeout_seconds;
   e.retry.timeout_seconds = m.request_timeout_seconds;
+  e.stream = m.stream;
   return agents::resolve_endpoint(provider_of(m), e);
 }
 
@@ -267,6 +272,84 @@ void run_agent_trial(reports::TrialRecord& r, LoadedBundle& b, const datasets::Q
   add_evidence(r, q, b);
 }
 
+// The MCP server's bundles of a trial: the bundle with its index (when built
+// with the default config), or a combined entry's parts (each indexed by the server).
+std::vector<mcp::ServedBundle> served_bundles(LoadedBundle& b) {
+  if (!b.combined()) {
+    const bool usable = b.index && b.index->config() == retrieval::IndexConfig{};
+    return {{b.source.name, b.bundle.get(), usable ? b.index.get() : nullptr}};
+  }
+  std::vector<mcp::ServedBundle> out;
+  for (std::size_t i = 0; i < b.parts.size(); ++i) out.push_back({b.source.parts[i].name, b.parts[i].get(), nullptr});
+  return out;
+}
+
+const ExternalAgent& external_agent(const ExperimentSpec& spec, const std::string& label) {
+  for (const ExternalAgent& a : spec.external)
+    if (a.label == label) return a;
+  throw InputError(fmt::format("no external agent is labelled \"{}\" in the spec", label));
+}
+
+// An external trial, or, in the forecast (sim standing in for the model),
+// okfbench's own loop with the default agent settings in its place.
+void run_external(reports::TrialRecord& r, TrialSetup& s, const PlannedTrial& t, LoadedBundle& b,
+                  const datasets::Question& q, const ModelSpec& settings, reports::Transcript& transcript) {
+  const ExternalAgent& agent = external_agent(s.spec, t.config.external);
+  const ExternalTrialInput in{agent, settings, s.endpoints.at(settings.label), served_bundles(b), b.source.name, q.id,
+                              q.text, t.key, s.counter, s.secrets};
+  ExternalTrialResult ran = run_external_trial(in);
+  r.turns = std::move(ran.turns);
+  r.retrieved_ids = std::move(ran.retrieved);
+  r.opened_ids = std::move(ran.opened);
+  r.answer = std::move(ran.answer);
+  r.error = std::move(ran.error);
+  r.error_class = std::move(ran.error_class);
+  r.timings.model_ms = ran.model_ms;
+  for (std::size_t i = 0; i < r.turns.size(); ++i) {
+    r.turns[i].ms = ran.turn_ms[i];
+    r.turns[i].first_token_ms = ran.first_token_ms[i];
+  }
+  add_evidence(r, q, b);
+  for (std::size_t i = 0; i < r.turns.size(); ++i) {
+    reports::TranscriptTurn turn;
+    turn.input_tokens = r.turns[i].input_tokens;
+    turn.cached_tokens = r.turns[i].cached_tokens;
+    turn.cache_write_tokens = r.turns[i].cache_write_tokens;
+    turn.output_tokens = r.turns[i].output_tokens;
+    turn.ms = ran.turn_ms[i];
+    // The proxy keeps no message text: a reply is there (empty) when the
+    // provider reported usage, else the exchange failed.
+    if (r.turns[i].input_tokens) {
+      turn.reply = reports::TranscriptMessage{"assistant", "", {}, "", ""};
+    } else {
+      turn.error = "the exchange reported no usage (failed, cut, or streamed without usage)";
+    }
+    transcript.turns.push_back(std::move(turn));
+  }
+}
+
+// Each turn's HTTP timing, when every call made one request (a retried or
+// failed call leaves the turns and the calls out of step: none is set then).
+void add_turn_timings(std::vector<reports::TurnRecord>& turns, const std::vector<std::optional<agents::CallTiming>>& timings,
+                      bool streamed) {
+  if (turns.size() != timings.size()) return;
+  for (std::size_t i = 0; i < turns.size(); ++i) {
+    if (!timings[i]) continue;
+    turns[i].ms = timings[i]->ms;
+    if (streamed) turns[i].first_token_ms = timings[i]->first_byte_ms;
+  }
+}
+
+reports::PathConfig forecast_stand_in(reports::PathConfig c) {
+  const AgentSweep defaults;
+  c.kind = reports::PathKind::agent;
+  c.external.clear();
+  c.surface = defaults.surface.front();
+  c.tools = defaults.tools.front();
+  c.max_turns = defaults.max_turns.front();
+  return c;
+}
+
 // Grades a finished trial with the run's graders; the judge reads the
 // relevant concepts' text as its reference.
 void grade_trial(reports::TrialRecord& r, const LoadedBundle& b, const datasets::Question& q,
@@ -385,15 +468,26 @@ TrialOutcome run_trial(TrialSetup& s, const PlannedTrial& t) {
   double retrieval_ms = 0;
   std::unique_ptr<PacedModel> model;
   std::optional<TranscriptRecorder> recorder;
+  reports::Transcript external_transcript;
+  const bool external = t.config.kind == reports::PathKind::external && !settings.is_sim();
   try {
-    model = make_trial_model(s, t, pacing);
-    recorder.emplace(*model, s.secrets, s.counter);
-    if (t.config.kind == reports::PathKind::context) {
-      run_context_trial(r, b, q, *recorder, settings, s.counter, retrieval_ms);
+    if (external) {
+      run_external(r, s, t, b, q, settings, external_transcript);
     } else {
-      run_agent_trial(r, b, q, *recorder, settings, s.counter, retrieval_ms);
+      model = make_trial_model(s, t, pacing);
+      recorder.emplace(*model, s.secrets, s.counter);
+      if (t.config.kind == reports::PathKind::context) {
+        run_context_trial(r, b, q, *recorder, settings, s.counter, retrieval_ms);
+      } else if (t.config.kind == reports::PathKind::external) {
+        r.config = forecast_stand_in(t.config);
+        run_agent_trial(r, b, q, *recorder, settings, s.counter, retrieval_ms);
+        r.config = t.config;
+      } else {
+        run_agent_trial(r, b, q, *recorder, settings, s.counter, retrieval_ms);
+      }
+      r.timings.model_ms = model->ms();
+      add_turn_timings(r.turns, model->timings(), settings.stream);
     }
-    r.timings.model_ms = model->ms();
   } catch (const std::exception& e) {
     r.error = e.what();
     r.error_class = agents::to_string(agents::failure_of(e));
@@ -407,7 +501,9 @@ TrialOutcome run_trial(TrialSetup& s, const PlannedTrial& t) {
     out.transcript = recorder->transcript(r.trial_key, r.answer, r.error);
     out.prompts = recorder->prompts();
   } else {
+    out.transcript = std::move(external_transcript);
     out.transcript.trial_key = r.trial_key;
+    out.transcript.answer = r.answer;
     out.transcript.error = agents::redact(r.error, s.secrets);
   }
   out.record = std::move(r);

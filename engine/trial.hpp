@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "agents/decorators.hpp"
+#include "agents/http.hpp"
 #include "agents/model.hpp"
 #include "agents/models.hpp"
 #include "agents/provider_models.hpp"
@@ -47,9 +48,13 @@ class PacedModel : public agents::ChatModel {
   agents::ChatResponse chat(const agents::ChatRequest& request) override;
   std::string name() const override { return inner_->name(); }
   double ms() const { return ms_; }
+  // Each call's HTTP timing (agents::last_call_timing), in call order; unset
+  // for a call that made no HTTP request (sim, a replay, a cache hit).
+  const std::vector<std::optional<agents::CallTiming>>& timings() const { return timings_; }
 
  private:
   std::unique_ptr<agents::ChatModel> inner_;
+  std::vector<std::optional<agents::CallTiming>> timings_;
   TrialPacing& pacing_;
   bool pace_each_call_;
   double ms_ = 0;

@@ -6,6 +6,7 @@
 #include <strings.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -177,10 +178,16 @@ struct ProxyServer::Impl {
     if (!u->easy || !u->multi) throw InputError("proxy: libcurl could not create a handle");
     u->body = std::move(body);
     u->limit = streamed ? 0 : options.max_response_bytes;
+    const auto replaced = [&](const std::string& name) {
+      return std::any_of(options.upstream_headers.begin(), options.upstream_headers.end(),
+                         [&](const auto& h) { return lower(h.first) == lower(name); });
+    };
     for (const auto& [name, value] : req.headers)
       if (!hop_by_hop(name) && name != "REMOTE_ADDR" && name != "REMOTE_PORT" && name != "LOCAL_ADDR" &&
-          name != "LOCAL_PORT" && value.find_first_of("\r\n") == std::string::npos)
+          name != "LOCAL_PORT" && value.find_first_of("\r\n") == std::string::npos && !replaced(name))
         u->headers = curl_slist_append(u->headers, (name + ": " + value).c_str());
+    for (const auto& [name, value] : options.upstream_headers)
+      u->headers = curl_slist_append(u->headers, (name + ": " + value).c_str());
     u->headers = curl_slist_append(u->headers, "Expect:");  // no 100-continue round trip
     CURL* h = u->easy;
     const std::string url = target(req.path);
@@ -271,6 +278,10 @@ struct ProxyServer::Impl {
     live->x.api = api;
     live->x.path = req.path.substr(0, 200);
     live->secrets = secrets_of(req);
+    for (const auto& [name, value] : options.upstream_headers) {
+      live->secrets.push_back(value);
+      if (auto space = value.rfind(' '); space != std::string::npos) live->secrets.push_back(value.substr(space + 1));
+    }
     int refused = 0;
     std::string why;
     std::optional<std::string> body = read_body(reader, live->start, refused, why);

@@ -38,6 +38,8 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "retrieval/token_counter.hpp"
 
@@ -56,6 +58,10 @@ struct ProxyOptions {
   long idle_timeout_seconds = 120;    // no byte from the upstream for this long
   std::chrono::milliseconds request_deadline = std::chrono::seconds(30);
   std::size_t workers = 64;
+  // Set on every forwarded request, replacing the client's header of the same
+  // name (any case): how a run gives the upstream its key while the agent
+  // holds a placeholder. Their values are secrets no record holds.
+  std::vector<std::pair<std::string, std::string>> upstream_headers;
 };
 
 class ProxyServer {

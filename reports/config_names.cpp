@@ -27,6 +27,7 @@ std::vector<Setting> settings_of(const PathConfig& c) {
   if (!c.surface.empty()) out.push_back({"surface", c.surface});
   if (!c.tools.empty()) out.push_back({"tools", fmt::format("{}", fmt::join(c.tools, "+"))});
   if (c.max_turns) out.push_back({"max_turns", std::to_string(*c.max_turns)});
+  if (!c.external.empty()) out.push_back({"agent", c.external});
   if (!c.model.empty()) out.push_back({"model", c.model});
   if (!c.cache_model.empty()) out.push_back({"cache", c.cache_model});
   return out;
@@ -37,11 +38,18 @@ std::string shown(const Setting& s, const PathConfig& c, bool full_tools) {
     if (full_tools || c.tools.size() <= kToolsListed) return s.value;
     return fmt::format("{} tools", c.tools.size());
   }
-  if (s.key == "model") return s.value;
+  if (s.key == "model" || s.key == "agent") return s.value;
   return s.key + "=" + s.value;
 }
 
-std::string path_word(PathKind kind) { return kind == PathKind::context ? "one-shot" : "agent"; }
+std::string path_word(PathKind kind) {
+  switch (kind) {
+    case PathKind::context: return "one-shot";
+    case PathKind::agent: return "agent";
+    case PathKind::external: return "external";
+  }
+  return "agent";
+}
 
 // Keys whose value differs between the configurations of one path kind.
 std::set<std::string> differing_keys(const std::vector<const PathConfig*>& same_kind) {

@@ -64,7 +64,7 @@ std::string agent_clause(const SummaryRow& agent, const SummaryRow& base, const 
 std::string one_path_sentence(const std::vector<const SummaryRow*>& rows, const std::map<std::string, std::string>& names,
                               bool name_question_set) {
   const SummaryRow& first = *rows.front();
-  std::string path = first.config.kind == PathKind::context ? "one-shot" : "agent";
+  std::string path = first.config.kind == PathKind::context ? "one-shot" : first.config.kind == PathKind::agent ? "agent" : "external";
   std::string out = fmt::format("{} only {} configurations ran (", where(first, name_question_set), path);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     if (i > 0) out += "; ";
@@ -91,7 +91,7 @@ std::vector<std::string> headline_sentences(const Summary& summary, const std::m
     for (const auto& row : summary.rows) {
       if (row.bundle != bundle || row.question_set != question_set) continue;
       rows.push_back(&row);
-      if (row.config.kind == PathKind::agent) agents.push_back(&row);
+      if (agentic(row.config.kind)) agents.push_back(&row);
     }
     const bool name_set = sets_of_bundle[bundle].size() > 1;
     if (agents.empty() || agents.size() == rows.size()) {

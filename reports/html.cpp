@@ -66,7 +66,7 @@ std::string wrapped(const std::string& label, std::size_t width) {
 json turns_chart(const Summary& s, const Names& names) {
   json values = json::array();
   for (const auto& row : s.rows) {
-    if (row.config.kind != PathKind::agent) continue;
+    if (!agentic(row.config.kind)) continue;
     for (const auto& t : row.per_turn) {
       values.push_back({{"config", wrapped(row_name(row, names), 60)}, {"turn", t.turn}, {"part", "cached"}, {"tokens", t.cached_tokens}, {"order", 0}});
       values.push_back({{"config", wrapped(row_name(row, names), 60)}, {"turn", t.turn}, {"part", "re-sent"}, {"tokens", t.resent_uncached_tokens}, {"order", 1}});

@@ -68,7 +68,7 @@ std::string context_lines(const RunManifest& m) {
 std::string per_turn_section(const Summary& s) {
   std::string out;
   for (const auto& row : s.rows) {
-    if (row.config.kind != PathKind::agent || row.per_turn.empty()) continue;
+    if (!agentic(row.config.kind) || row.per_turn.empty()) continue;
     out += fmt::format("**{}** on {} ({})\n\n", md(row.label), md(row.bundle), md(row.question_set));
     out += "| turn | trials | new | re-sent | cached | input |\n|--:|--:|--:|--:|--:|--:|\n";
     for (const auto& t : row.per_turn) {

@@ -122,7 +122,7 @@ Json root_attributes(const TrialRecord& r) {
                         text("okfbench.question_id", r.question_id), text("okfbench.path", std::string(to_string(r.config.kind))),
                         text("okfbench.config", r.config.label()), integer("okfbench.repeat", r.config.repeat),
                         text("gen_ai.system", m.system), text("gen_ai.request.model", m.model)});
-  if (r.config.kind == PathKind::agent) a.insert(a.begin(), text("gen_ai.operation.name", "invoke_agent"));
+  if (agentic(r.config.kind)) a.insert(a.begin(), text("gen_ai.operation.name", "invoke_agent"));
   add_count(a, "gen_ai.usage.input_tokens", usage_sum(r, &TurnRecord::input_tokens));
   add_count(a, "gen_ai.usage.output_tokens", usage_sum(r, &TurnRecord::output_tokens));
   add_count(a, "gen_ai.usage.cache_read.input_tokens", usage_sum(r, &TurnRecord::cached_tokens));
@@ -161,7 +161,7 @@ void add_trial(Json& spans, const TrialRecord& r, std::int64_t run_start) {
     const ModelName m = split_model(r.config.model);
     children.push_back(span(r, turn_path, "trial", "chat " + m.model, kSpanClient, at, at + model_each, std::move(a)));
     at += model_each;
-    if (r.config.kind != PathKind::agent) continue;
+    if (!agentic(r.config.kind)) continue;
     for (std::size_t j = 0; j < t.tool_calls.size(); ++j) {
       const ToolCallRecord& c = t.tool_calls[j];
       Json ta = Json::array({text("gen_ai.operation.name", "execute_tool"), text("gen_ai.tool.name", c.name),
@@ -175,7 +175,7 @@ void add_trial(Json& spans, const TrialRecord& r, std::int64_t run_start) {
     }
   }
   const std::int64_t end = std::max(at, run_start + nanos_of(r, "total_ms", r.timings.total_ms));
-  Json root = span(r, "trial", "", r.config.kind == PathKind::agent ? "invoke_agent okfbench" : "okfbench.context", kSpanInternal,
+  Json root = span(r, "trial", "", agentic(r.config.kind) ? "invoke_agent okfbench" : "okfbench.context", kSpanInternal,
                    run_start, end, root_attributes(r));
   if (!r.error.empty()) set_error(root, r.error, r.error_class.empty() ? "error" : r.error_class);
   spans.push_back(std::move(root));

@@ -45,12 +45,20 @@ void check_schema(int version) {
 
 }  // namespace
 
-std::string_view to_string(PathKind kind) { return kind == PathKind::context ? "context" : "agent"; }
+std::string_view to_string(PathKind kind) {
+  switch (kind) {
+    case PathKind::context: return "context";
+    case PathKind::agent: return "agent";
+    case PathKind::external: return "external";
+  }
+  return "agent";
+}
 
 PathKind path_kind_from_string(std::string_view text) {
   if (text == "context") return PathKind::context;
   if (text == "agent") return PathKind::agent;
-  throw InputError(fmt::format("path kind '{}' is unknown; use 'context' or 'agent'", text));
+  if (text == "external") return PathKind::external;
+  throw InputError(fmt::format("path kind '{}' is unknown; use 'context', 'agent' or 'external'", text));
 }
 
 std::string PathConfig::label() const {
@@ -65,6 +73,7 @@ std::string PathConfig::label() const {
   if (max_body_chars) out += fmt::format(" max_body_chars={}", *max_body_chars);
   if (index_char_budget) out += fmt::format(" index_char_budget={}", *index_char_budget);
   if (!retrieval.empty()) out += " retrieval=" + retrieval;
+  if (!external.empty()) out += " agent=" + external;
   if (!model.empty()) out += " model=" + model;
   if (!cache_model.empty()) out += " cache=" + cache_model;
   return out;
@@ -85,6 +94,7 @@ void to_json(json& j, const PathConfig& v) {
   if (v.max_body_chars) j["max_body_chars"] = *v.max_body_chars;
   if (v.index_char_budget) j["index_char_budget"] = *v.index_char_budget;
   if (!v.retrieval.empty()) j["retrieval"] = v.retrieval;
+  if (!v.external.empty()) j["external"] = v.external;
 }
 
 void from_json(const json& j, PathConfig& v) {
@@ -106,6 +116,7 @@ void from_json(const json& j, PathConfig& v) {
   if (!v.retrieval.empty() && v.retrieval != "hybrid" && v.retrieval != "hybrid+rerank") {
     throw InputError(fmt::format("config.retrieval '{}' is unknown; use bm25f, hybrid or hybrid+rerank", v.retrieval));
   }
+  read(j, "external", v.external);
   read(j, "model", v.model);
   read(j, "cache_model", v.cache_model);
   read(j, "repeat", v.repeat);
@@ -166,6 +177,8 @@ void to_json(json& j, const TurnRecord& v) {
            {"tool_calls", v.tool_calls},
            {"dropped_tool_calls", v.dropped_tool_calls}};
   if (!v.attribution.empty()) j["attribution"] = v.attribution;
+  if (v.ms) j["ms"] = *v.ms;
+  if (v.first_token_ms) j["first_token_ms"] = *v.first_token_ms;
 }
 
 void from_json(const json& j, TurnRecord& v) {
@@ -178,6 +191,8 @@ void from_json(const json& j, TurnRecord& v) {
   read(j, "tool_calls", v.tool_calls);
   read_count(j, "dropped_tool_calls", v.dropped_tool_calls);
   read(j, "attribution", v.attribution);
+  read(j, "ms", v.ms);
+  read(j, "first_token_ms", v.first_token_ms);
 }
 
 void to_json(json& j, const PackedConcept& v) { j = json{{"id", v.id}, {"tokens", v.tokens}, {"reason", v.reason}}; }

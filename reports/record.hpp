@@ -32,10 +32,14 @@ namespace okfbench::reports {
 // 3: turns[].attribution (each call's input tokens by origin).
 inline constexpr int kSchemaVersion = 3;
 
-enum class PathKind { context, agent };
+// external: a command the user gave (paths.external), measured through the
+// run's recording proxy and MCP server (engine/external_trial.hpp).
+enum class PathKind { context, agent, external };
 
 std::string_view to_string(PathKind kind);
-// Throws InputError for anything other than "context" or "agent".
+// Agent and external trials: a loop of model calls with tools, reported turn by turn.
+inline bool agentic(PathKind kind) { return kind != PathKind::context; }
+// Throws InputError for anything other than "context", "agent" or "external".
 PathKind path_kind_from_string(std::string_view text);
 
 // The configuration a trial ran with. Fields that do not apply to the path
@@ -61,6 +65,9 @@ struct PathConfig {
   // left out of label() and the JSON, so bm25f labels and trial keys are
   // those of the runs before the setting.
   std::string retrieval;
+  // external: the agent's label (paths.external); "" for the other kinds, and
+  // then left out of label() and the JSON.
+  std::string external;
   std::string model;        // e.g. "sim", "gpt-4.1-mini"
   std::string cache_model;  // "none", "openai", "anthropic"
   int repeat = 0;           // repeat index; not part of label()
@@ -108,6 +115,12 @@ struct TurnRecord {
   // provider, input_tokens minus their sum is the difference from its count).
   // Empty in records before schema 3 and when the call was not recorded.
   std::vector<InputShare> attribution;
+  // The call's time, start to end, and to its reply's first byte (a stream's
+  // first event): measured for provider calls over HTTP (first_token_ms only
+  // when the model streams) and by the proxy for external agents; unset for
+  // sim, replays and cache hits, and then absent from the JSON.
+  std::optional<double> ms;
+  std::optional<double> first_token_ms;
   bool operator==(const TurnRecord&) const = default;
 };
 

@@ -251,7 +251,7 @@ bool named(const std::map<std::string, std::string>& names, const SummaryRow& ro
 
 BaselineChoice baseline_among(const std::vector<SummaryRow>& rows, const std::map<std::string, std::string>& names,
                               const std::string& named_baseline, const SummaryRow& row) {
-  if (row.config.kind != PathKind::agent) return {};
+  if (!agentic(row.config.kind)) return {};
   for (const auto& base : rows) {
     if (same_group(base, row) && named(names, base, named_baseline)) {
       if (&base == &row) return {};

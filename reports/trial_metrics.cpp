@@ -52,7 +52,7 @@ std::optional<double> resent_tokens(const TrialRecord& r) {
 }
 
 std::vector<std::string> reached_ids(const TrialRecord& r) {
-  if (r.config.kind == PathKind::agent) return r.opened_ids;
+  if (agentic(r.config.kind)) return r.opened_ids;
   std::vector<std::string> ids;
   for (const auto& c : r.packed) ids.push_back(c.id);
   return ids;

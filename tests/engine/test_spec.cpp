@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "engine/run_plan.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace okfbench::engine {
@@ -822,6 +823,62 @@ baseline: one-shot budget=999
   EXPECT_THAT(message, HasSubstr("\"one-shot budget=999\""));
   EXPECT_THAT(message, HasSubstr("\"one-shot budget=500\""));
   EXPECT_THAT(message, HasSubstr("\"agent\" (agent"));
+}
+
+}  // namespace
+}  // namespace okfbench::engine
+
+namespace okfbench::engine {
+namespace {
+
+const char* kExternal = R"(bundles:
+  - generate: {concepts: 10}
+paths:
+  external:
+    command: [python3, my_agent.py]
+    timeout_s: 30
+    answer: json
+    args: [[--fast], [--slow]]
+    label: mine
+models: [sim, {name: openai:gpt-4o-mini, base_url: "http://127.0.0.1:1/v1"}]
+)";
+
+TEST(SpecExternal, AnArgsSweepIsOneConfigurationPerListWithProviderModelsOnly) {
+  const ExperimentSpec spec = parse(kExternal);
+  ASSERT_EQ(spec.external.size(), 2u);
+  EXPECT_EQ(spec.external[0].label, "mine --fast");
+  EXPECT_EQ(spec.external[1].command, (std::vector<std::string>{"python3", "my_agent.py", "--slow"}));
+  EXPECT_EQ(spec.external[0].timeout_s, 30);
+  EXPECT_TRUE(spec.external[0].answer_json);
+  EXPECT_EQ(spec.external[0].working_dir, fs::path("/specs"));
+  const auto configs = path_configs(spec);
+  ASSERT_EQ(configs.size(), 2u) << "sim runs no external trials";
+  EXPECT_EQ(configs[0].label(), "external agent=mine --fast model=openai:gpt-4o-mini cache=provider");
+  // Without a label the command names it.
+  std::string text = kExternal;
+  text.replace(text.find("    label: mine\n"), 16, "");
+  EXPECT_EQ(parse(text).external[1].label, "python3 my_agent.py --slow");
+}
+
+TEST(SpecExternal, ProblemsNameTheKey) {
+  const auto with = [](const std::string& from, const std::string& to) {
+    std::string text = kExternal;
+    text.replace(text.find(from), from.size(), to);
+    return error_of(text);
+  };
+  EXPECT_THAT(with("timeout_s: 30", "timeout_s: 0"), HasSubstr("spec.yaml:6: paths.external.timeout_s: expected a number from 1 to 86400"));
+  EXPECT_THAT(with("timeout_s: 30", "timeout_s: lots"), HasSubstr("paths.external.timeout_s"));
+  EXPECT_THAT(with("command: [python3, my_agent.py]", "command: []"), HasSubstr("paths.external.command: expected at least one value"));
+  EXPECT_THAT(with("command: [python3, my_agent.py]", "command: [python3, \"\"]"), HasSubstr("paths.external.command[1]: an empty argument"));
+  EXPECT_THAT(with("    command: [python3, my_agent.py]\n", ""), HasSubstr("paths.external.command: required"));
+  EXPECT_THAT(with("answer: json", "answer: xml"), HasSubstr("paths.external.answer: unknown value \"xml\""));
+  EXPECT_THAT(with("args: [[--fast], [--slow]]", "args: [[--fast], [--fast]]"), HasSubstr("two external agents are labelled \"mine --fast\""));
+  EXPECT_THAT(with("args: [[--fast], [--slow]]", "args: []"), HasSubstr("paths.external.args: expected a list of argument lists"));
+  EXPECT_THAT(with("    label: mine\n", "    label: mine\n    upstream: ftp://x\n"), HasSubstr("paths.external.upstream: expected an http:// or https:// URL"));
+  EXPECT_THAT(with("    label: mine\n", "    label: mine\n    shell: true\n"), HasSubstr("paths.external.shell: unknown key"));
+  EXPECT_THAT(with("models: [sim, {name: openai:gpt-4o-mini, base_url: \"http://127.0.0.1:1/v1\"}]", "models: [sim]"),
+              HasSubstr("paths.external: an external agent calls a model through the run's proxy"));
+  EXPECT_THROW(parse(kExternal, {"paths.external.timeout_s=100000"}), UsageError);
 }
 
 }  // namespace

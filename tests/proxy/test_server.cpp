@@ -163,6 +163,19 @@ TEST(ProxyServer, AKeyEchoedByTheUpstreamNeverReachesTheLog) {
   EXPECT_NE(test::read_file(f.log).find("[REDACTED]"), std::string::npos);
 }
 
+TEST(ProxyServer, UpstreamHeadersReplaceTheClientsAndNeverReachTheLog) {
+  ProxyOptions o;
+  const std::string real = "sk-upstream-only-KEY-0002";
+  o.upstream_headers = {{"authorization", "Bearer " + real}};
+  Fixture f("echo", o);
+  httplib::Client c = f.client();  // sends Bearer kKey, as an agent with a placeholder would
+  auto res = c.Post("/v1/chat/completions", chat_body(false, false), "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_NE(res->body.find(real), std::string::npos) << "the upstream got the proxy's key";
+  EXPECT_EQ(res->body.find(kKey), std::string::npos) << "and not the client's";
+  EXPECT_EQ(test::read_file(f.log).find(real), std::string::npos);
+}
+
 TEST(ProxyServer, ACutStreamIsLoggedAndTheProxyKeepsServing) {
   Fixture f("cut:1:3");
   auto [cut, complete] = stream_through(f, "/v1/chat/completions", chat_body(true, true));
