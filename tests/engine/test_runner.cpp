@@ -586,6 +586,7 @@ std::map<std::string, reports::TrialRecord> by_key_without_timings(std::vector<r
   std::map<std::string, reports::TrialRecord> out;
   for (auto& r : records) {
     r.timings = {};
+    for (reports::TurnRecord& t : r.turns) t.ms = t.first_token_ms = std::nullopt;  // measured live, unset in replays
     out[r.trial_key] = r;
   }
   return out;
